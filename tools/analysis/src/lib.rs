@@ -1,0 +1,6 @@
+//! GCAPS offline analysis: the task model, the taskset file format, the
+//! response-time analysis of Sec. 6 of the GCAPS paper (default TSG
+//! round-robin and GCAPS, busy-waiting and self-suspending), Audsley GPU
+//! priority assignment, and the random taskset generator of Sec. 7.1.
+
+pub mod model;

@@ -1,0 +1,145 @@
+//! The task model of the GCAPS paper (Sec. 4), in exact integer time.
+//!
+//! All times are integer nanoseconds ([`Time`]) so that fixed-point
+//! iterations terminate and ceilings are exact. The taskset file uses
+//! milliseconds; [`crate::parse`] converts.
+
+/// Time in integer nanoseconds.
+pub type Time = u64;
+
+/// Nanoseconds per millisecond.
+pub const NS_PER_MS: Time = 1_000_000;
+
+/// Highest SCHED_FIFO priority accepted for a task.
+pub const MAX_PRIORITY: u32 = 99;
+/// Lowest SCHED_FIFO priority accepted for a real-time task.
+pub const MIN_PRIORITY: u32 = 1;
+
+/// The platform: CPU count and the GPU scheduling overheads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Platform {
+    /// Number of CPU cores (omega in the paper).
+    pub cpus: u32,
+    /// Runlist update delay epsilon (Def. 2): ioctl + scheduler + runlist
+    /// submit + the resulting context switch.
+    pub epsilon: Time,
+    /// TSG context-switch overhead theta (Def. 1).
+    pub theta: Time,
+    /// TSG time slice L of the default round-robin driver.
+    pub timeslice: Time,
+}
+
+/// One GPU segment G_{i,j} = (G^m_{i,j}, G^e_{i,j}).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GpuSegment {
+    /// G^m: CPU work inside the segment (kernel launches, driver calls).
+    pub misc: Time,
+    /// G^e: pure GPU work (copies, kernels); the task busy-waits or
+    /// self-suspends meanwhile.
+    pub exec: Time,
+}
+
+/// A segment of a task: CPU-only or GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment {
+    /// A CPU segment with its WCET.
+    Cpu(Time),
+    /// A GPU segment.
+    Gpu(GpuSegment),
+}
+
+/// A sporadic task (a process), partitioned to one CPU core.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Task {
+    /// Unique name.
+    pub name: String,
+    /// Minimum inter-arrival time T_i.
+    pub period: Time,
+    /// Relative deadline D_i <= T_i.
+    pub deadline: Time,
+    /// The core the task is pinned to (0-based, < `Platform::cpus`).
+    pub cpu: u32,
+    /// SCHED_FIFO priority 1..=99 (larger = more important); `None` for a
+    /// best-effort task, which gets no bound and interferes as the lowest
+    /// priority.
+    pub priority: Option<u32>,
+    /// Separate GPU-segment priority; `None` means "same as `priority`".
+    pub gpu_priority: Option<u32>,
+    /// The alternating sequence of CPU and GPU segments.
+    pub segments: Vec<Segment>,
+}
+
+impl Task {
+    /// True for a task without a real-time priority.
+    pub fn is_best_effort(&self) -> bool {
+        self.priority.is_none()
+    }
+
+    /// The effective GPU-segment priority: the separate one if given, else
+    /// the CPU priority (None for best-effort tasks).
+    pub fn effective_gpu_priority(&self) -> Option<u32> {
+        self.gpu_priority.or(self.priority)
+    }
+
+    /// The GPU segments, in order.
+    pub fn gpu_segments(&self) -> impl Iterator<Item = &GpuSegment> + '_ {
+        self.segments.iter().filter_map(|s| match s {
+            Segment::Gpu(g) => Some(g),
+            Segment::Cpu(_) => None,
+        })
+    }
+
+    /// eta^g: number of GPU segments.
+    pub fn gpu_segment_count(&self) -> u64 {
+        self.gpu_segments().count() as u64
+    }
+
+    /// eta^c: number of CPU segments.
+    pub fn cpu_segment_count(&self) -> u64 {
+        self.segments
+            .iter()
+            .filter(|s| matches!(s, Segment::Cpu(_)))
+            .count() as u64
+    }
+
+    /// True if the task has at least one GPU segment.
+    pub fn uses_gpu(&self) -> bool {
+        self.gpu_segment_count() > 0
+    }
+
+    /// C_i: total WCET of the CPU segments.
+    pub fn cpu_time(&self) -> Time {
+        self.segments
+            .iter()
+            .map(|s| match s {
+                Segment::Cpu(c) => *c,
+                Segment::Gpu(_) => 0,
+            })
+            .sum()
+    }
+
+    /// G^m_i: total CPU work inside GPU segments.
+    pub fn gpu_misc(&self) -> Time {
+        self.gpu_segments().map(|g| g.misc).sum()
+    }
+
+    /// G^e_i: total pure GPU work.
+    pub fn gpu_exec(&self) -> Time {
+        self.gpu_segments().map(|g| g.exec).sum()
+    }
+
+    /// G_i: total GPU-segment time, taken as G^m_i + G^e_i (the paper notes
+    /// G_{i,j} <= G^m_{i,j} + G^e_{i,j}; the sum is the safe choice).
+    pub fn gpu_time(&self) -> Time {
+        self.gpu_misc() + self.gpu_exec()
+    }
+}
+
+/// A platform and its tasks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Taskset {
+    /// The platform.
+    pub platform: Platform,
+    /// The tasks, in file order.
+    pub tasks: Vec<Task>,
+}

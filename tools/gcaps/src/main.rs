@@ -1,0 +1,35 @@
+//! `gcaps`: the command-line tool of the gcaps project.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod analyze;
+mod experiment;
+mod generate;
+
+/// GCAPS: GPU context-aware preemptive priority-based scheduling tools.
+#[derive(Parser)]
+#[command(name = "gcaps", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Bound worst-case response times of a taskset (Sec. 6 of the paper).
+    Analyze(analyze::Args),
+    /// Generate random tasksets (Sec. 7.1, Table 3).
+    Generate(generate::Args),
+    /// Run the schedulability sweeps of Fig. 8 and Fig. 9.
+    Experiment(experiment::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Analyze(args) => analyze::run(args),
+        Command::Generate(args) => generate::run(args),
+        Command::Experiment(args) => experiment::run(args),
+    }
+}
