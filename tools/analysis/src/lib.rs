@@ -3,4 +3,5 @@
 //! round-robin and GCAPS, busy-waiting and self-suspending), Audsley GPU
 //! priority assignment, and the random taskset generator of Sec. 7.1.
 
+pub mod generate;
 pub mod model;
