@@ -1,0 +1,739 @@
+//! The GCAPS decision: which TSGs belong on the runlist now.
+//!
+//! See the crate documentation for the rules and contracts. The implementation is
+//! deliberately *stateless in its decision*: every successful event updates the
+//! bookkeeping (clients, segments, TSGs) and then recomputes the eligible set from
+//! scratch. There are no incremental "running"/"pending" lists that could drift from
+//! the truth, which is exactly how the published prototype lost tasks (defects 1
+//! and 2 in `docs/policy.md`).
+
+use super::set::TsgSet;
+
+/// Lowest valid real-time (CPU or GPU) priority.
+pub const MIN_PRIORITY: u8 = 1;
+/// Highest valid real-time (CPU or GPU) priority.
+pub const MAX_PRIORITY: u8 = 99;
+
+/// Default number of 64-bit words of TSG ids (16 words = 1024 TSG ids).
+pub const DEFAULT_TSG_WORDS: usize = 16;
+/// Default client (process) capacity.
+pub const DEFAULT_CLIENTS: usize = 256;
+
+/// CPU scheduling class of a client, as read from the task by the kernel.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum SchedClass {
+    /// Not a real-time task (`SCHED_OTHER`, `SCHED_BATCH`, `SCHED_IDLE`).
+    BestEffort,
+    /// Real-time task with `rt_priority` in `1..=99` (larger = more important).
+    RealTime(u8),
+}
+
+/// GPU priority requested for one segment (paper Sec. 5.3).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum GpuPriority {
+    /// Use the client's CPU real-time priority.
+    Inherit,
+    /// Use this priority (`1..=99`) for the segment; only real-time clients may ask.
+    Explicit(u8),
+}
+
+/// Handle of a registered client, returned by [`Policy::register`].
+///
+/// It names a slot and the slot's generation, so a handle kept after its client was
+/// unregistered (or died) is rejected with [`Error::UnknownClient`] even when the slot
+/// has been reused. The generation is 32 bits and wraps: a stale handle could only
+/// alias after 2^32 reuses of the same slot.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ClientId {
+    slot: u32,
+    gen: u32,
+}
+
+impl ClientId {
+    /// Slot index of the handle (`< CLIENTS` for handles returned by `register`).
+    pub const fn slot(self) -> u32 {
+        self.slot
+    }
+
+    /// Packs the handle into a `u64` (generation in the high half, slot in the low
+    /// half), e.g. to store it in a file's private data.
+    pub const fn to_raw(self) -> u64 {
+        ((self.gen as u64) << 32) | self.slot as u64
+    }
+
+    /// Unpacks a handle made by [`ClientId::to_raw`]. Any value is accepted; invalid
+    /// handles are rejected by the policy's events with [`Error::UnknownClient`].
+    pub const fn from_raw(raw: u64) -> Self {
+        Self {
+            slot: raw as u32,
+            gen: (raw >> 32) as u32,
+        }
+    }
+}
+
+/// Scheduling status of a client.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ClientStatus {
+    /// Registered, no open segment.
+    Idle,
+    /// Open segment whose TSGs are eligible.
+    Running,
+    /// Open segment that currently does not win; it waits for the GPU.
+    Pending,
+}
+
+/// Everything known about one client, see [`Policy::client_info`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ClientInfo {
+    /// Process key the client registered with (the kernel uses the tgid).
+    pub key: u32,
+    /// CPU scheduling class.
+    pub class: SchedClass,
+    /// The open segment's requested GPU priority, `None` if no segment is open.
+    pub segment: Option<GpuPriority>,
+    /// Effective priority of the open segment: `None` if there is no open segment or
+    /// the segment is best-effort.
+    pub effective_priority: Option<u8>,
+    /// Current status.
+    pub status: ClientStatus,
+}
+
+/// Result of a successful event.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Outcome {
+    /// `true` if the runlist content must be rebuilt and resubmitted: the eligible set
+    /// changed, or a TSG in the eligible set changed its content (see
+    /// [`Policy::tsg_changed`]).
+    pub changed: bool,
+    /// The policy's change generation after the event (see [`Policy::generation`]).
+    pub generation: u64,
+}
+
+/// Why an event was rejected. A rejected event leaves the policy state unchanged.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Error {
+    /// The client handle does not name a registered client (never registered,
+    /// unregistered, gone, or slot out of range).
+    UnknownClient,
+    /// No free client slot.
+    ClientTableFull,
+    /// Another registered client already uses this key.
+    DuplicateKey,
+    /// A priority outside `1..=99`.
+    PriorityOutOfRange,
+    /// A best-effort client asked for an explicit GPU priority.
+    GpuPriorityNeedsRealTime,
+    /// `seg_begin` while the client already has an open segment.
+    SegmentAlreadyOpen,
+    /// `seg_end` without an open segment.
+    NoOpenSegment,
+    /// `unregister` while the client has an open segment (use `client_gone`).
+    SegmentOpen,
+    /// TSG id not below the capacity.
+    TsgOutOfRange,
+    /// `tsg_create` for an id that already exists (deliver the release first).
+    TsgExists,
+    /// The TSG id does not exist.
+    UnknownTsg,
+}
+
+/// One client slot. All-zero = free slot of generation 0.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct Client {
+    registered: bool,
+    /// Generation of the slot, bumped when the client leaves.
+    gen: u32,
+    /// Process key (tgid) used to match TSGs.
+    key: u32,
+    /// 0 = best-effort, 1..=99 = real-time priority.
+    cpu_prio: u8,
+    /// Whether a segment is open.
+    open: bool,
+    /// 0 = inherit, 1..=99 = explicit GPU priority (only meaningful while `open`).
+    gpu_prio: u8,
+    /// Arrival order of the open segment (only meaningful while `open`).
+    seq: u64,
+}
+
+impl Client {
+    const EMPTY: Self = Self {
+        registered: false,
+        gen: 0,
+        key: 0,
+        cpu_prio: 0,
+        open: false,
+        gpu_prio: 0,
+        seq: 0,
+    };
+
+    /// Effective priority of the open segment, `None` if closed or best-effort.
+    fn effective(&self) -> Option<u8> {
+        if !self.registered || !self.open || self.cpu_prio == 0 {
+            return None;
+        }
+        if self.gpu_prio != 0 {
+            Some(self.gpu_prio)
+        } else {
+            Some(self.cpu_prio)
+        }
+    }
+
+    fn class(&self) -> SchedClass {
+        if self.cpu_prio == 0 {
+            SchedClass::BestEffort
+        } else {
+            SchedClass::RealTime(self.cpu_prio)
+        }
+    }
+
+    /// Frees the slot, bumping its generation so old handles become stale.
+    fn free(&mut self) {
+        let gen = self.gen.wrapping_add(1);
+        *self = Self::EMPTY;
+        self.gen = gen;
+    }
+}
+
+fn check_priority(p: u8) -> Result<u8, Error> {
+    if (MIN_PRIORITY..=MAX_PRIORITY).contains(&p) {
+        Ok(p)
+    } else {
+        Err(Error::PriorityOutOfRange)
+    }
+}
+
+fn class_to_raw(class: SchedClass) -> Result<u8, Error> {
+    match class {
+        SchedClass::BestEffort => Ok(0),
+        SchedClass::RealTime(p) => check_priority(p),
+    }
+}
+
+/// The GCAPS policy state: clients, their segments, the driver's TSGs and the
+/// resulting eligible set.
+///
+/// `W` is the TSG capacity in 64-bit words (TSG ids `0 .. 64 * W`, default 1024 ids),
+/// `C` the client capacity (default 256).
+///
+/// Construction: [`Policy::new`] is a `const fn` (usable for a `static`), and
+/// [`Policy::reset`] re-initialises in place. **The all-zero bit pattern is exactly the
+/// value of `Policy::new()`**, so zeroed memory (e.g. a `__GFP_ZERO`/`kvzalloc`
+/// allocation) is a valid empty policy. The default instance is about 10.5 KiB: in the
+/// kernel do not build it on the stack (no `KBox::new(Policy::new())`); allocate it
+/// zeroed or put it in a static.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Policy<const W: usize = DEFAULT_TSG_WORDS, const C: usize = DEFAULT_CLIENTS> {
+    clients: [Client; C],
+    /// Owner key of every TSG id (0 for absent TSGs).
+    tsg_key: [[u32; 64]; W],
+    /// TSGs that exist in the driver.
+    exists: TsgSet<W>,
+    /// Always-eligible TSGs (subset of `exists`).
+    always: TsgSet<W>,
+    /// The current decision.
+    eligible: TsgSet<W>,
+    /// Slot + 1 of the running real-time client, 0 if none.
+    winner: u32,
+    /// Next segment arrival number.
+    next_seq: u64,
+    /// Bumped every time an event reports `changed`.
+    generation: u64,
+}
+
+impl<const W: usize, const C: usize> Default for Policy<W, C> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const W: usize, const C: usize> Policy<W, C> {
+    /// Number of TSG ids (`0 .. TSG_CAPACITY`).
+    pub const TSG_CAPACITY: usize = 64 * W;
+    /// Number of client slots.
+    pub const CLIENT_CAPACITY: usize = C;
+
+    /// An empty policy: no clients, no TSGs, empty eligible set, generation 0.
+    pub const fn new() -> Self {
+        Self {
+            clients: [Client::EMPTY; C],
+            tsg_key: [[0; 64]; W],
+            exists: TsgSet::EMPTY,
+            always: TsgSet::EMPTY,
+            eligible: TsgSet::EMPTY,
+            winner: 0,
+            next_seq: 0,
+            generation: 0,
+        }
+    }
+
+    /// Re-initialises the policy in place to the state of [`Policy::new`], without
+    /// building a temporary on the stack.
+    pub fn reset(&mut self) {
+        for c in self.clients.iter_mut() {
+            *c = Client::EMPTY;
+        }
+        for w in self.tsg_key.iter_mut() {
+            for k in w.iter_mut() {
+                *k = 0;
+            }
+        }
+        self.exists.clear();
+        self.always.clear();
+        self.eligible.clear();
+        self.winner = 0;
+        self.next_seq = 0;
+        self.generation = 0;
+    }
+
+    // ------------------------------------------------------------------ queries
+
+    /// The eligible set: the TSGs that belong on the runlist now.
+    pub fn eligible(&self) -> &TsgSet<W> {
+        &self.eligible
+    }
+
+    /// Whether `tsgid` belongs on the runlist now (`false` for unknown ids).
+    pub fn is_eligible(&self, tsgid: u32) -> bool {
+        self.eligible.contains(tsgid)
+    }
+
+    /// The TSGs that exist in the driver (as reported by `tsg_create`/`tsg_destroy`).
+    pub fn tsgs(&self) -> &TsgSet<W> {
+        &self.exists
+    }
+
+    /// Owner key of an existing TSG, `None` if it does not exist.
+    pub fn tsg_owner(&self, tsgid: u32) -> Option<u32> {
+        if !self.exists.contains(tsgid) {
+            return None;
+        }
+        self.key_slot(tsgid).copied()
+    }
+
+    /// Whether an existing TSG is marked always-eligible.
+    pub fn is_always_eligible(&self, tsgid: u32) -> bool {
+        self.always.contains(tsgid)
+    }
+
+    /// Change generation: incremented (wrapping) by every event that reports
+    /// `changed`. A caller that records the generation of the last runlist it got onto
+    /// the hardware can detect a missed or failed submit by comparing it with this.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Whether a real-time segment is open (the GPU is exclusive to one client).
+    pub fn rt_active(&self) -> bool {
+        self.winner != 0
+    }
+
+    /// The real-time client whose segment is running, if any.
+    pub fn running_rt(&self) -> Option<ClientId> {
+        let slot = self.winner.checked_sub(1)?;
+        let c = self.clients.get(usize::try_from(slot).ok()?)?;
+        Some(ClientId { slot, gen: c.gen })
+    }
+
+    /// The registered client with this key, if any (O(clients)).
+    pub fn client_by_key(&self, key: u32) -> Option<ClientId> {
+        self.clients
+            .iter()
+            .zip(0u32..)
+            .find(|(c, _)| c.registered && c.key == key)
+            .map(|(c, slot)| ClientId { slot, gen: c.gen })
+    }
+
+    /// Status of a client.
+    pub fn client_status(&self, id: ClientId) -> Result<ClientStatus, Error> {
+        let slot = self.lookup(id)?;
+        Ok(self.status_of(slot))
+    }
+
+    /// Everything about a client.
+    pub fn client_info(&self, id: ClientId) -> Result<ClientInfo, Error> {
+        let slot = self.lookup(id)?;
+        let c = self.clients.get(slot).ok_or(Error::UnknownClient)?;
+        let segment = if !c.open {
+            None
+        } else if c.gpu_prio == 0 {
+            Some(GpuPriority::Inherit)
+        } else {
+            Some(GpuPriority::Explicit(c.gpu_prio))
+        };
+        Ok(ClientInfo {
+            key: c.key,
+            class: c.class(),
+            segment,
+            effective_priority: c.effective(),
+            status: self.status_of(slot),
+        })
+    }
+
+    /// Iterates over all registered clients and their status, in slot order.
+    pub fn clients(&self) -> impl Iterator<Item = (ClientId, ClientStatus)> + '_ {
+        self.clients
+            .iter()
+            .zip(0u32..)
+            .filter(|(c, _)| c.registered)
+            .map(move |(c, slot)| {
+                let st = self.status_of(usize::try_from(slot).unwrap_or(usize::MAX));
+                (ClientId { slot, gen: c.gen }, st)
+            })
+    }
+
+    /// Iterates over the clients with a pending segment, in slot order.
+    pub fn pending(&self) -> impl Iterator<Item = ClientId> + '_ {
+        self.clients()
+            .filter(|(_, st)| *st == ClientStatus::Pending)
+            .map(|(id, _)| id)
+    }
+
+    /// A copy with path-dependent counters normalised: segment arrival numbers
+    /// replaced by their ranks, the change generation and all handle generations set
+    /// to 0. Two policies with equal canonical forms make the same decisions for every
+    /// future event sequence (up to handle generations). Meant for model checking and
+    /// tests (it returns a full copy by value: not for kernel stacks).
+    pub fn canonical(&self) -> Self {
+        let mut c = self.clone();
+        c.renumber();
+        c.generation = 0;
+        for cl in c.clients.iter_mut() {
+            cl.gen = 0;
+        }
+        c
+    }
+
+    // ------------------------------------------------------------------ events
+
+    /// A process starts using gcaps. `key` identifies the process (the kernel uses its
+    /// tgid) and links it to the TSGs created with the same key, before or after this
+    /// call. Never changes the eligible set.
+    ///
+    /// Errors: [`Error::PriorityOutOfRange`], [`Error::DuplicateKey`],
+    /// [`Error::ClientTableFull`] (checked in this order).
+    pub fn register(&mut self, key: u32, class: SchedClass) -> Result<(ClientId, Outcome), Error> {
+        let prio = class_to_raw(class)?;
+        if self.client_by_key(key).is_some() {
+            return Err(Error::DuplicateKey);
+        }
+        let (c, slot) = self
+            .clients
+            .iter_mut()
+            .zip(0u32..)
+            .find(|(c, _)| !c.registered)
+            .ok_or(Error::ClientTableFull)?;
+        c.registered = true;
+        c.key = key;
+        c.cpu_prio = prio;
+        c.open = false;
+        c.gpu_prio = 0;
+        c.seq = 0;
+        let id = ClientId { slot, gen: c.gen };
+        Ok((id, self.finish(false)))
+    }
+
+    /// A client stops using gcaps normally. Its TSGs stay (they are the driver's) and
+    /// are treated like those of any non-gcaps process from now on.
+    ///
+    /// Errors: [`Error::UnknownClient`], [`Error::SegmentOpen`].
+    pub fn unregister(&mut self, id: ClientId) -> Result<Outcome, Error> {
+        let slot = self.lookup(id)?;
+        let c = self.clients.get_mut(slot).ok_or(Error::UnknownClient)?;
+        if c.open {
+            return Err(Error::SegmentOpen);
+        }
+        c.free();
+        Ok(self.finish(false))
+    }
+
+    /// The client's process died or closed its file: its open segment, if any, ends
+    /// and the client is removed. Never fails for a valid handle.
+    ///
+    /// Errors: [`Error::UnknownClient`].
+    pub fn client_gone(&mut self, id: ClientId) -> Result<Outcome, Error> {
+        let slot = self.lookup(id)?;
+        let c = self.clients.get_mut(slot).ok_or(Error::UnknownClient)?;
+        c.free();
+        Ok(self.finish(false))
+    }
+
+    /// The client's CPU scheduling class changed (e.g. `sched_setscheduler`). Takes
+    /// effect immediately, also for an open segment; a segment of a client that became
+    /// best-effort is best-effort (its explicit GPU priority is ignored until the
+    /// client is real-time again).
+    ///
+    /// Errors: [`Error::UnknownClient`], [`Error::PriorityOutOfRange`].
+    pub fn set_class(&mut self, id: ClientId, class: SchedClass) -> Result<Outcome, Error> {
+        let slot = self.lookup(id)?;
+        let prio = class_to_raw(class)?;
+        let c = self.clients.get_mut(slot).ok_or(Error::UnknownClient)?;
+        c.cpu_prio = prio;
+        Ok(self.finish(false))
+    }
+
+    /// The client begins a GPU segment (`gcapsGpuSegBegin`).
+    ///
+    /// Errors: [`Error::UnknownClient`], [`Error::PriorityOutOfRange`],
+    /// [`Error::SegmentAlreadyOpen`], [`Error::GpuPriorityNeedsRealTime`] (checked in
+    /// this order).
+    pub fn seg_begin(&mut self, id: ClientId, gpu: GpuPriority) -> Result<Outcome, Error> {
+        let slot = self.lookup(id)?;
+        let gpu_raw = match gpu {
+            GpuPriority::Inherit => 0,
+            GpuPriority::Explicit(p) => check_priority(p)?,
+        };
+        let c = self.clients.get(slot).ok_or(Error::UnknownClient)?;
+        if c.open {
+            return Err(Error::SegmentAlreadyOpen);
+        }
+        if gpu_raw != 0 && c.cpu_prio == 0 {
+            return Err(Error::GpuPriorityNeedsRealTime);
+        }
+        // Validation done: from here on the event cannot fail.
+        if self.next_seq == u64::MAX {
+            self.renumber();
+        }
+        let seq = self.next_seq;
+        self.next_seq = seq.saturating_add(1);
+        let c = self.clients.get_mut(slot).ok_or(Error::UnknownClient)?;
+        c.open = true;
+        c.gpu_prio = gpu_raw;
+        c.seq = seq;
+        Ok(self.finish(false))
+    }
+
+    /// The client ends its GPU segment (`gcapsGpuSegEnd`).
+    ///
+    /// Errors: [`Error::UnknownClient`], [`Error::NoOpenSegment`].
+    pub fn seg_end(&mut self, id: ClientId) -> Result<Outcome, Error> {
+        let slot = self.lookup(id)?;
+        let c = self.clients.get_mut(slot).ok_or(Error::UnknownClient)?;
+        if !c.open {
+            return Err(Error::NoOpenSegment);
+        }
+        c.open = false;
+        c.gpu_prio = 0;
+        c.seq = 0;
+        Ok(self.finish(false))
+    }
+
+    /// The driver created TSG `tsgid` for the process with key `owner_key` (for every
+    /// process, gcaps client or not). Reports `changed` iff the new TSG is eligible.
+    ///
+    /// Errors: [`Error::TsgOutOfRange`], [`Error::TsgExists`].
+    pub fn tsg_create(&mut self, tsgid: u32, owner_key: u32) -> Result<Outcome, Error> {
+        self.check_tsg_range(tsgid)?;
+        if self.exists.contains(tsgid) {
+            return Err(Error::TsgExists);
+        }
+        let k = self.key_slot_mut(tsgid).ok_or(Error::TsgOutOfRange)?;
+        *k = owner_key;
+        self.exists.insert(tsgid);
+        Ok(self.finish(false))
+    }
+
+    /// The driver released TSG `tsgid`. Its always-eligible mark is dropped (the id may
+    /// be reused for another process). Reports `changed` iff it was eligible.
+    ///
+    /// Errors: [`Error::TsgOutOfRange`], [`Error::UnknownTsg`].
+    pub fn tsg_destroy(&mut self, tsgid: u32) -> Result<Outcome, Error> {
+        self.check_tsg_exists(tsgid)?;
+        let k = self.key_slot_mut(tsgid).ok_or(Error::TsgOutOfRange)?;
+        *k = 0;
+        self.exists.remove(tsgid);
+        self.always.remove(tsgid);
+        Ok(self.finish(false))
+    }
+
+    /// The content of TSG `tsgid` changed in the driver (channel bound/unbound, made
+    /// runnable/unrunnable, timeslice or interleave changed). The eligible set does not
+    /// change, but `changed` is reported iff the TSG is eligible, because its runlist
+    /// entries must then be rebuilt.
+    ///
+    /// Errors: [`Error::TsgOutOfRange`], [`Error::UnknownTsg`].
+    pub fn tsg_changed(&mut self, tsgid: u32) -> Result<Outcome, Error> {
+        self.check_tsg_exists(tsgid)?;
+        let content_changed = self.eligible.contains(tsgid);
+        Ok(self.finish(content_changed))
+    }
+
+    /// The administrator marks (or unmarks) an existing TSG as always eligible (e.g.
+    /// the display compositor's), so it stays on the runlist during real-time segments.
+    ///
+    /// Errors: [`Error::TsgOutOfRange`], [`Error::UnknownTsg`].
+    pub fn set_always_eligible(&mut self, tsgid: u32, on: bool) -> Result<Outcome, Error> {
+        self.check_tsg_exists(tsgid)?;
+        if on {
+            self.always.insert(tsgid);
+        } else {
+            self.always.remove(tsgid);
+        }
+        Ok(self.finish(false))
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    /// Validates a handle and returns its slot index.
+    fn lookup(&self, id: ClientId) -> Result<usize, Error> {
+        let slot = usize::try_from(id.slot).map_err(|_| Error::UnknownClient)?;
+        match self.clients.get(slot) {
+            Some(c) if c.registered && c.gen == id.gen => Ok(slot),
+            _ => Err(Error::UnknownClient),
+        }
+    }
+
+    fn status_of(&self, slot: usize) -> ClientStatus {
+        let Some(c) = self.clients.get(slot) else {
+            return ClientStatus::Idle;
+        };
+        if !c.registered || !c.open {
+            return ClientStatus::Idle;
+        }
+        let running = match self.winner.checked_sub(1) {
+            None => true,
+            Some(w) => usize::try_from(w).is_ok_and(|w| w == slot),
+        };
+        if running {
+            ClientStatus::Running
+        } else {
+            ClientStatus::Pending
+        }
+    }
+
+    fn check_tsg_range(&self, tsgid: u32) -> Result<(), Error> {
+        match usize::try_from(tsgid) {
+            Ok(t) if t < Self::TSG_CAPACITY => Ok(()),
+            _ => Err(Error::TsgOutOfRange),
+        }
+    }
+
+    fn check_tsg_exists(&self, tsgid: u32) -> Result<(), Error> {
+        self.check_tsg_range(tsgid)?;
+        if self.exists.contains(tsgid) {
+            Ok(())
+        } else {
+            Err(Error::UnknownTsg)
+        }
+    }
+
+    fn key_slot(&self, tsgid: u32) -> Option<&u32> {
+        let t = usize::try_from(tsgid).ok()?;
+        self.tsg_key.get(t / 64)?.get(t % 64)
+    }
+
+    fn key_slot_mut(&mut self, tsgid: u32) -> Option<&mut u32> {
+        let t = usize::try_from(tsgid).ok()?;
+        self.tsg_key.get_mut(t / 64)?.get_mut(t % 64)
+    }
+
+    /// The open real-time segment with the highest effective priority; among equal
+    /// priorities the one that began first (smallest arrival number). O(clients).
+    fn find_winner(&self) -> Option<usize> {
+        let mut best: Option<(usize, u8, u64)> = None;
+        for (slot, c) in self.clients.iter().enumerate() {
+            let Some(p) = c.effective() else { continue };
+            let better = match best {
+                None => true,
+                Some((_, bp, bs)) => p > bp || (p == bp && c.seq < bs),
+            };
+            if better {
+                best = Some((slot, p, c.seq));
+            }
+        }
+        best.map(|(slot, _, _)| slot)
+    }
+
+    /// Recomputes the decision from the bookkeeping; returns whether the eligible set
+    /// changed. O(clients + TSG capacity).
+    fn recompute(&mut self) -> bool {
+        let winner = self.find_winner();
+        let mut new = self.exists;
+        let mut winner_raw = 0;
+        if let Some(slot) = winner {
+            // `find_winner` returns an index of `clients`, and client capacities
+            // beyond u32 are not supported, so the `else` case cannot happen; it
+            // would fail open (no real-time segment: everything eligible).
+            if let (Some(c), Ok(s)) = (self.clients.get(slot), u32::try_from(slot)) {
+                let key = c.key;
+                let mut words = [0u64; W];
+                for (((out, keys), ex), al) in words
+                    .iter_mut()
+                    .zip(self.tsg_key.iter())
+                    .zip(self.exists.words().iter())
+                    .zip(self.always.words().iter())
+                {
+                    let mut mine = 0u64;
+                    for (b, k) in keys.iter().enumerate() {
+                        mine |= u64::from(*k == key) << (b % 64);
+                    }
+                    *out = (mine | *al) & *ex;
+                }
+                new = TsgSet::from_words(words);
+                winner_raw = s.saturating_add(1);
+            }
+        }
+        self.winner = winner_raw;
+        let changed = new != self.eligible;
+        self.eligible = new;
+        changed
+    }
+
+    /// Common tail of every successful event.
+    fn finish(&mut self, content_changed: bool) -> Outcome {
+        let changed = self.recompute() || content_changed;
+        if changed {
+            self.generation = self.generation.wrapping_add(1);
+        }
+        Outcome {
+            changed,
+            generation: self.generation,
+        }
+    }
+
+    /// Replaces the arrival numbers of open segments by their ranks (0, 1, ...),
+    /// preserving their order; closed segments get 0. O(clients^2), runs only when the
+    /// 64-bit counter is exhausted (never in practice) and in [`Policy::canonical`].
+    /// Uses `C` bytes of stack.
+    fn renumber(&mut self) {
+        let mut done = [false; C];
+        let mut rank: u64 = 0;
+        loop {
+            let mut best: Option<(usize, u64)> = None;
+            for (i, (c, d)) in self.clients.iter().zip(done.iter()).enumerate() {
+                if !c.registered || !c.open || *d {
+                    continue;
+                }
+                let smaller = match best {
+                    None => true,
+                    Some((_, s)) => c.seq < s,
+                };
+                if smaller {
+                    best = Some((i, c.seq));
+                }
+            }
+            let Some((i, _)) = best else { break };
+            if let (Some(c), Some(d)) = (self.clients.get_mut(i), done.get_mut(i)) {
+                c.seq = rank;
+                *d = true;
+            } else {
+                break;
+            }
+            rank = rank.saturating_add(1);
+        }
+        for c in self.clients.iter_mut() {
+            if !c.open {
+                c.seq = 0;
+            }
+        }
+        self.next_seq = rank;
+    }
+
+    /// Test hook: pretend `n` segments have begun so far.
+    #[cfg(test)]
+    fn set_next_seq(&mut self, n: u64) {
+        self.next_seq = n;
+    }
+}
+
+#[cfg(test)]
+mod tests;
