@@ -1,0 +1,22 @@
+# gcaps top-level tasks. Targets are one-liners; the logic lives in scripts.
+# `make help` lists the targets (a `## text` comment after a target documents it).
+
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+
+.PHONY: help kernel kernel-debug vm-test vm-selftest
+
+help: ## List the targets
+	@awk -F':.*## ' '/^[a-zA-Z0-9_-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+
+kernel: ## Build the fast test kernel (Linux 6.12 + Rust, gcc) into target/kernel/
+	tests/vm/build-kernel.sh fast
+
+kernel-debug: ## Build the debug test kernel (clang; lockdep + KASAN) into target/kernel/
+	tests/vm/build-kernel.sh debug
+
+vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/tests/* (VM_KERNEL=fast|debug)
+	tests/vm/run.sh
+
+vm-selftest: ## Prove the VM harness catches failing/hung tests, WARN, lockdep and KASAN reports
+	tests/vm/selftest.sh

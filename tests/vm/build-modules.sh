@@ -1,0 +1,46 @@
+#!/bin/bash
+# Usage: build-modules.sh fast|debug <out dir>
+# Builds the out-of-tree modules of the root Kbuild against the variant's test kernel and copies
+# every resulting .ko into <out dir>. The build runs in a scratch copy of the repo's module
+# sources (target/kernel/modbuild-<variant>/), so the work tree stays clean and the fast and debug
+# builds never share objects. Relative paths (e.g. #[path = "../../module/policy/src/lib.rs"])
+# keep working because the copy mirrors the repo layout.
+set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:?usage: build-modules.sh fast|debug <out dir>}
+out=${2:?usage: build-modules.sh fast|debug <out dir>}
+kb=$KCACHE/$variant
+[ -f "$kb/.vmtest-built" ] || die "kernel $variant not built (tests/vm/build-kernel.sh $variant)"
+# shellcheck disable=SC2207
+tcvars=($(toolchain_makevars "$(variant_toolchain "$variant")"))
+
+stage=$KCACHE/modbuild-$variant
+rm -rf "$stage"
+mkdir -p "$stage/tests/vm"
+cp "$REPO_ROOT/Kbuild" "$stage/"
+cp -r "$REPO_ROOT/tests/vm/modules" "$stage/tests/vm/"
+# The product's sources (module/), if any, without build products.
+if [ -d "$REPO_ROOT/module" ]; then
+  (cd "$REPO_ROOT" && find module -path '*/target' -prune -o -type f -print0 \
+     | cpio -0 -pdm --quiet "$stage")
+fi
+
+t0=$(now)
+if ! make -C "$kb" M="$stage" "${KMAKEVARS[@]}" "${tcvars[@]}" -j"$(nproc)" modules \
+     >"$stage/build.log" 2>&1; then
+  cat "$stage/build.log" >&2
+  die "module build against the $variant kernel failed"
+fi
+# Show compiler warnings (the log is otherwise quiet on success).
+grep -E 'warning:|error:' "$stage/build.log" >&2 || true
+record_time "module-build-$variant" "$(elapsed "$t0")"
+
+rm -rf "$out"; mkdir -p "$out"
+n=0
+while IFS= read -r -d '' ko; do
+  cp "$ko" "$out/"; n=$((n + 1))
+done < <(find "$stage" -name '*.ko' -print0)
+[ "$n" -gt 0 ] || die "no .ko produced (check the root Kbuild)"
+log "modules ($variant): $(cd "$out" && echo *.ko)"

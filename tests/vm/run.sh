@@ -1,0 +1,115 @@
+#!/bin/bash
+# Build everything needed and run the VM tests; prints the report, exits non-zero on any failure.
+#
+# Environment:
+#   VM_KERNEL=debug|fast    kernel variant (default debug: lockdep + KASAN)
+#   VM_ACCEL=auto|tcg|kvm   auto: KVM only if a short probe boot works, else TCG (default auto)
+#   VM_TESTS="paths..."     tests to run (default: tests/vm/tests/*); *.c are built statically
+#   VM_TEST_TIMEOUT=120     default per-test timeout (s); a test can set "vmtest-timeout=<s>"
+#   VM_TIMEOUT=<s>          whole-VM hard timeout (default: 180 + sum of per-test timeouts)
+#   VM_RUN_NAME=vm-test     name of the run (work dir target/kernel/runs/<name>-<variant>/)
+#   VM_KVM_PROBE_TIMEOUT=20 seconds allowed for the KVM probe boot
+set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+variant=${VM_KERNEL:-debug}
+accel=${VM_ACCEL:-auto}
+deftmo=${VM_TEST_TIMEOUT:-120}
+run_name=${VM_RUN_NAME:-vm-test}
+case "$accel" in auto|tcg|kvm) ;; *) die "VM_ACCEL must be auto, tcg or kvm (got '$accel')" ;; esac
+
+"$VM_DIR/build-kernel.sh" "$variant"
+kb=$KCACHE/$variant
+bzimage=$kb/arch/x86/boot/bzImage
+
+work=$KCACHE/runs/$run_name-$variant
+rm -rf "$work"
+mkdir -p "$work/bin" "$work/tests"
+
+"$VM_DIR/build-modules.sh" "$variant" "$work/modules"
+
+# Static userspace: helper programs (progs/*.c -> /bin/<name>) and the tests themselves.
+cc_static() { gcc -static -O2 -Wall -Wextra -Werror -o "$1" "$2"; }
+t0=$(now)
+for c in "$VM_DIR"/progs/*.c; do
+  [ -e "$c" ] || continue
+  b=${c##*/}; cc_static "$work/bin/${b%.c}" "$c"
+done
+if [ -n "${VM_TESTS:-}" ]; then read -r -a tests <<<"$VM_TESTS"; else tests=("$VM_DIR"/tests/*); fi
+: >"$work/tests.list"
+for t in "${tests[@]}"; do
+  [ -f "$t" ] || die "no such test: $t"
+  b=${t##*/}; name=${b%.*}
+  case "$b" in
+    *.c) cc_static "$work/tests/$b" "$t"; chmod +x "$work/tests/$b" ;;
+    *) [ -x "$t" ] || die "test $t is not executable"; cp "$t" "$work/tests/$b" ;;
+  esac
+  grep -qxF "$name" "$work/tests.list" && die "duplicate test name $name"
+  echo "$name" >>"$work/tests.list"
+done
+[ -s "$work/tests.list" ] || die "no tests to run"
+sort -o "$work/tests.list" "$work/tests.list"   # init runs /tests/* in glob (sorted) order
+record_time userspace-build "$(elapsed "$t0")"
+
+# Initramfs: the kernel's gen_init_cpio needs no root and no mknod.
+gen=$KCACHE/tools/gen_init_cpio
+[ -x "$gen" ] || { mkdir -p "${gen%/*}"; gcc -O2 -o "$gen" "$KSRC/usr/gen_init_cpio.c"; }
+{
+  for d in /dev /proc /sys /tmp /bin /modules /tests; do echo "dir $d 0755 0 0"; done
+  echo "nod /dev/console 0600 0 0 c 5 1"
+  echo "nod /dev/null 0666 0 0 c 1 3"
+  echo "file /bin/busybox /bin/busybox 0755 0 0"
+  echo "slink /bin/sh busybox 0777 0 0"
+  echo "file /init $VM_DIR/init.sh 0755 0 0"
+  for f in "$work"/modules/*.ko; do echo "file /modules/${f##*/} $f 0644 0 0"; done
+  for f in "$work"/bin/*; do [ -e "$f" ] && echo "file /bin/${f##*/} $f 0755 0 0"; done
+  for f in "$work"/tests/*; do echo "file /tests/${f##*/} $f 0755 0 0"; done
+} >"$work/initramfs.list"
+"$gen" "$work/initramfs.list" | gzip -1 >"$work/initramfs.cpio.gz"
+
+# Hard timeout for the whole VM: boot allowance + every test's timeout.
+if [ -z "${VM_TIMEOUT:-}" ]; then
+  VM_TIMEOUT=180
+  for f in "$work"/tests/*; do
+    tmo=$(grep -a -o 'vmtest-timeout=[0-9][0-9]*' "$f" | head -n 1 | cut -d= -f2 || true)
+    VM_TIMEOUT=$((VM_TIMEOUT + ${tmo:-$deftmo} + 5))
+  done
+fi
+
+qemu() { # qemu <accel> <timeout> <console log> <extra kernel args>
+  local acc_args
+  if [ "$1" = kvm ]; then acc_args=(-accel kvm -cpu host); else acc_args=(-accel tcg -cpu max); fi
+  timeout -k 10 "$2" qemu-system-x86_64 "${acc_args[@]}" -smp 2 -m 1G \
+    -nodefaults -display none -no-reboot -serial "file:$3" \
+    -kernel "$bzimage" -initrd "$work/initramfs.cpio.gz" \
+    -append "console=ttyS0 panic=-1 oops=panic $4" </dev/null >>"$work/qemu.log" 2>&1
+}
+
+if [ "$accel" = auto ]; then
+  accel=tcg
+  if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+    log "probing KVM (${VM_KVM_PROBE_TIMEOUT:-20} s max)"
+    if qemu kvm "${VM_KVM_PROBE_TIMEOUT:-20}" "$work/kvm-probe.log" vmtest.probe=1 \
+       && grep -aq VMTEST-PROBE-OK "$work/kvm-probe.log"; then
+      accel=kvm
+    else
+      log "KVM probe failed; falling back to TCG"
+    fi
+  fi
+fi
+
+log "booting $(cat "$kb/include/config/kernel.release") under $accel ($(wc -l <"$work/tests.list") tests, VM timeout ${VM_TIMEOUT}s)"
+t0=$(now)
+qrc=0
+qemu "$accel" "$VM_TIMEOUT" "$work/console.log" "vmtest.timeout=$deftmo" || qrc=$?
+vm_time=$(elapsed "$t0")
+record_time "vm-run-$variant-$accel" "$vm_time"
+case "$qrc" in
+  0) qstatus=ok ;;
+  124|137) qstatus="timeout after ${VM_TIMEOUT}s" ;;
+  *) qstatus="qemu exit $qrc: $(tail -n 3 "$work/qemu.log" | tr '\n' ' ')" ;;
+esac
+
+"$VM_DIR/report.sh" "$work/console.log" "$work/tests.list" \
+  "accelerator: $accel, kernel: $variant, vm: ${vm_time}s, qemu: $qstatus" "$run_name"

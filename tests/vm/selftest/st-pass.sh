@@ -1,0 +1,3 @@
+#!/bin/sh
+# Harness self-test: a trivially passing test (control).
+echo "st-pass: ok"
