@@ -142,7 +142,10 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
         .rposition(|&b| b == b'\n')
         .map(|p| p + 1)
         .unwrap_or(0);
-    let column = String::from_utf8_lossy(&before[col_start..]).chars().count() + 1;
+    let column = String::from_utf8_lossy(&before[col_start..])
+        .chars()
+        .count()
+        + 1;
     (line, column)
 }
 
@@ -160,10 +163,7 @@ pub fn parse_taskset(text: &str, origin: &str, format: Format) -> Result<Taskset
         })?,
         Format::Toml => {
             let table = toml::from_str::<toml::Table>(text).map_err(|e| {
-                let (line, column) = e
-                    .span()
-                    .map(|s| line_col(text, s.start))
-                    .unwrap_or((0, 0));
+                let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
                 ParseError {
                     origin: origin.to_string(),
                     location: Location::Syntax { line, column },
@@ -208,7 +208,7 @@ fn type_name(v: &Value) -> String {
         Value::Bool(_) => "a boolean".into(),
         Value::Number(_) => "a number".into(),
         Value::String(s) if s.starts_with("\u{0}nonfinite:") => {
-            format!("{}", &s["\u{0}nonfinite:".len()..])
+            s["\u{0}nonfinite:".len()..].to_string()
         }
         Value::String(s) if s.starts_with("\u{0}datetime:") => "a date-time".into(),
         Value::String(_) => "a string".into(),
@@ -270,9 +270,10 @@ fn number(v: &Value, scope: &Scope, field: &str) -> Result<f64, ValidationError>
         Value::Number(n) => n
             .as_f64()
             .ok_or_else(|| scope.err(field, "not a representable number")),
-        Value::String(s) if s.starts_with("\u{0}nonfinite:") => {
-            Err(scope.err(field, format!("must be a finite number, got {}", type_name(v))))
-        }
+        Value::String(s) if s.starts_with("\u{0}nonfinite:") => Err(scope.err(
+            field,
+            format!("must be a finite number, got {}", type_name(v)),
+        )),
         other => Err(scope.err(
             field,
             format!("expected a number (milliseconds), got {}", type_name(other)),
@@ -282,7 +283,12 @@ fn number(v: &Value, scope: &Scope, field: &str) -> Result<f64, ValidationError>
 
 /// Converts milliseconds to nanoseconds. `allow_zero` selects whether 0 is
 /// valid.
-fn ms_to_ns(ms: f64, allow_zero: bool, scope: &Scope, field: &str) -> Result<Time, ValidationError> {
+fn ms_to_ns(
+    ms: f64,
+    allow_zero: bool,
+    scope: &Scope,
+    field: &str,
+) -> Result<Time, ValidationError> {
     if ms.is_nan() || ms.is_infinite() {
         return Err(scope.err(field, format!("must be a finite number, got {ms}")));
     }
@@ -354,9 +360,12 @@ fn integer(v: &Value, scope: &Scope, field: &str) -> Result<i64, ValidationError
 }
 
 fn from_tree(tree: &Value) -> Result<Taskset, ValidationError> {
-    let root = tree
-        .as_object()
-        .ok_or_else(|| file_err(format!("expected a table at top level, got {}", type_name(tree))))?;
+    let root = tree.as_object().ok_or_else(|| {
+        file_err(format!(
+            "expected a table at top level, got {}",
+            type_name(tree)
+        ))
+    })?;
     for k in root.keys() {
         if k != "platform" && k != "task" {
             return Err(file_err(format!(
@@ -392,7 +401,11 @@ fn from_tree(tree: &Value) -> Result<Taskset, ValidationError> {
             &pscope,
             "epsilon",
         )?,
-        theta: required(time_field(pobj, "theta", true, &pscope, "")?, &pscope, "theta")?,
+        theta: required(
+            time_field(pobj, "theta", true, &pscope, "")?,
+            &pscope,
+            "theta",
+        )?,
         timeslice: required(
             time_field(pobj, "timeslice", false, &pscope, "")?,
             &pscope,
@@ -508,10 +521,7 @@ fn task_from_tree(tv: &Value, idx: usize) -> Result<Task, ValidationError> {
             )
         })?;
         if so.len() != 1 {
-            return Err(scope.err(
-                &f,
-                "a segment must have exactly one key, 'cpu' or 'gpu'",
-            ));
+            return Err(scope.err(&f, "a segment must have exactly one key, 'cpu' or 'gpu'"));
         }
         let (k, v) = so.iter().next().expect("one key");
         match k.as_str() {
@@ -525,10 +535,7 @@ fn task_from_tree(tv: &Value, idx: usize) -> Result<Task, ValidationError> {
                 let go = v.as_object().ok_or_else(|| {
                     scope.err(
                         &field,
-                        format!(
-                            "expected {{misc = MS, exec = MS}}, got {}",
-                            type_name(v)
-                        ),
+                        format!("expected {{misc = MS, exec = MS}}, got {}", type_name(v)),
                     )
                 })?;
                 let prefix = format!("{field}.");
@@ -608,11 +615,7 @@ pub fn validate(ts: &Taskset) -> Result<(), ValidationError> {
         if let Some(prev) = names.insert(t.name.as_str(), idx) {
             return Err(s.err(
                 "name",
-                format!(
-                    "duplicate task name (tasks #{} and #{})",
-                    prev + 1,
-                    idx + 1
-                ),
+                format!("duplicate task name (tasks #{} and #{})", prev + 1, idx + 1),
             ));
         }
         if t.period == 0 {
@@ -672,20 +675,16 @@ pub fn validate(ts: &Taskset) -> Result<(), ValidationError> {
                 }
                 Segment::Gpu(g) => {
                     if g.exec == 0 {
-                        return Err(s.err(
-                            &format!("segments[{j}].gpu.exec"),
-                            "must be greater than 0",
-                        ));
+                        return Err(
+                            s.err(&format!("segments[{j}].gpu.exec"), "must be greater than 0")
+                        );
                     }
                     total += g.exec as u128 + g.misc as u128;
                 }
             }
         }
         if total > max_ns as u128 {
-            return Err(s.err(
-                "segments",
-                format!("total work exceeds {MAX_TIME_MS} ms"),
-            ));
+            return Err(s.err("segments", format!("total work exceeds {MAX_TIME_MS} ms")));
         }
     }
     // Same-core GPU order rule (Sec. 5.3).

@@ -341,11 +341,10 @@ pub(crate) fn build(
                 let ph = &ctx.p[h];
                 if busy {
                     // Lemma 5 + Lemma 4: C_h + G^m_h + the whole busy wait.
-                    let e = ph
-                        .c
-                        .saturating_add(ph.gm)
-                        .saturating_add(ph.ge)
-                        .saturating_add(ph.slices.saturating_mul(per_round));
+                    let e =
+                        ph.c.saturating_add(ph.gm)
+                            .saturating_add(ph.ge)
+                            .saturating_add(ph.slices.saturating_mul(per_round));
                     terms.push(term(ph.period, 0, e, false));
                 } else {
                     // Lemma 7.
@@ -381,18 +380,16 @@ pub(crate) fn build(
                     // updates and two lock waits per segment (suspension-
                     // oblivious). Waiting behind remote segments is charged
                     // through K below.
-                    let e = ph
-                        .c
-                        .saturating_add(ph.gm)
-                        .saturating_add(ph.ge)
-                        .saturating_add(eps.saturating_mul(4 * ph.eta));
+                    let e =
+                        ph.c.saturating_add(ph.gm)
+                            .saturating_add(ph.ge)
+                            .saturating_add(eps.saturating_mul(4 * ph.eta));
                     terms.push(term(ph.period, 0, e, false));
                 } else {
                     // Lemma 15.
-                    let e = ph
-                        .c
-                        .saturating_add(ph.gm)
-                        .saturating_add(eps.saturating_mul(2 * ph.eta));
+                    let e =
+                        ph.c.saturating_add(ph.gm)
+                            .saturating_add(eps.saturating_mul(2 * ph.eta));
                     let r = view.resp(ctx, h, deps);
                     terms.push(term(ph.period, r, e, true));
                     if igpu && ph.gpu() {

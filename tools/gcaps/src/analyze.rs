@@ -1,13 +1,268 @@
-//! `gcaps analyze` (placeholder, being written).
+//! `gcaps analyze`: worst-case response times of a taskset (Sec. 6 of the
+//! GCAPS paper). Exit status 0 when schedulable, 1 when not, 2 on bad input
+//! or usage.
 
+use gcaps_analysis::model::{Taskset, Time, NS_PER_MS};
+use gcaps_analysis::{analyze, parse_taskset, Config, Format, Policy, Report, WaitMode};
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// The paper's case-study taskset (Table 4), analysed when no file is given.
+pub const CASE_STUDY: &str = include_str!("../../../examples/case-study.toml");
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum PolicyArg {
+    /// Default nvgpu TSG round-robin time slicing (Lemmas 1-7).
+    TsgRr,
+    /// GCAPS preemptive priority-based GPU scheduling (Lemmas 8-15).
+    Gcaps,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ModeArg {
+    /// Tasks busy-wait on the CPU during pure GPU work.
+    Busy,
+    /// Tasks self-suspend during pure GPU work.
+    Suspend,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum OutputFormat {
+    /// Aligned columns.
+    Table,
+    /// One JSON object.
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum InputFormat {
+    /// From the file extension (.json is JSON, anything else TOML).
+    Auto,
+    /// TOML.
+    Toml,
+    /// JSON.
+    Json,
+}
 
 /// Arguments of `gcaps analyze`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Taskset file (TOML or JSON); default: the embedded case study of the
+    /// paper (examples/case-study.toml). `-` reads standard input.
+    file: Option<PathBuf>,
+    /// GPU scheduling policy.
+    #[arg(long, value_enum, default_value = "gcaps")]
+    policy: PolicyArg,
+    /// How tasks wait for pure GPU work.
+    #[arg(long, value_enum, default_value = "suspend")]
+    mode: ModeArg,
+    /// If the taskset fails with GPU priorities = CPU priorities, assign
+    /// separate GPU-segment priorities with Audsley's algorithm (GCAPS
+    /// only; Sec. 5.3 / 6.4) and print the assignment.
+    #[arg(long)]
+    gpu_priority_assignment: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutputFormat,
+    /// Input syntax.
+    #[arg(long, value_enum, default_value = "auto")]
+    input_format: InputFormat,
+}
+
+fn ms(t: Time) -> f64 {
+    t as f64 / NS_PER_MS as f64
+}
+
+fn fmt_ms(t: Time) -> String {
+    let s = format!("{:.3}", ms(t));
+    let s = s.trim_end_matches('0');
+    let s = s.strip_suffix('.').unwrap_or(s);
+    s.to_string()
+}
+
+fn load(args: &Args) -> Result<Taskset, String> {
+    let (text, origin, detected) = match &args.file {
+        None => (
+            CASE_STUDY.to_string(),
+            "examples/case-study.toml (embedded)".to_string(),
+            Format::Toml,
+        ),
+        Some(p) if p.as_os_str() == "-" => {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                .map_err(|e| format!("<stdin>: cannot read: {e}"))?;
+            (s, "<stdin>".to_string(), Format::Toml)
+        }
+        Some(p) => {
+            let origin = p.display().to_string();
+            let bytes = std::fs::read(p).map_err(|e| format!("{origin}: cannot read: {e}"))?;
+            let text =
+                String::from_utf8(bytes).map_err(|e| format!("{origin}: not UTF-8 text: {e}"))?;
+            (text, origin, Format::from_path(p))
+        }
+    };
+    let format = match args.input_format {
+        InputFormat::Auto => detected,
+        InputFormat::Toml => Format::Toml,
+        InputFormat::Json => Format::Json,
+    };
+    parse_taskset(&text, &origin, format).map_err(|e| e.to_string())
+}
+
+fn policy_name(p: Policy) -> &'static str {
+    match p {
+        Policy::TsgRr => "tsg-rr",
+        Policy::Gcaps => "gcaps",
+    }
+}
+
+fn mode_name(m: WaitMode) -> &'static str {
+    match m {
+        WaitMode::Busy => "busy",
+        WaitMode::Suspend => "suspend",
+    }
+}
+
+/// The JSON document of a report.
+pub fn report_json(ts: &Taskset, r: &Report) -> serde_json::Value {
+    use serde_json::json;
+    let tasks: Vec<_> = r
+        .tasks
+        .iter()
+        .zip(&ts.tasks)
+        .map(|(t, task)| {
+            json!({
+                "name": t.name,
+                "best_effort": t.best_effort,
+                "cpu": task.cpu,
+                "priority": t.priority,
+                "gpu_priority": t.gpu_priority,
+                "wcrt": t.wcrt.map(ms),
+                "deadline": ms(t.deadline),
+                "schedulable": t.schedulable,
+            })
+        })
+        .collect();
+    let assigned = r.assigned_gpu_priorities.as_ref().map(|a| {
+        a.iter()
+            .map(|(n, p)| (n.clone(), json!(p)))
+            .collect::<serde_json::Map<_, _>>()
+    });
+    json!({
+        "schedulable": r.schedulable,
+        "policy": policy_name(r.config.policy),
+        "mode": mode_name(r.config.mode),
+        "gpu_priority_assignment": r.config.gpu_priority_assignment,
+        "assigned_gpu_priorities": assigned,
+        "tasks": tasks,
+    })
+}
+
+fn table(ts: &Taskset, r: &Report) -> String {
+    let header = [
+        "task", "cpu", "prio", "gpu_prio", "C", "G", "T", "D", "WCRT", "status",
+    ];
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for (t, task) in r.tasks.iter().zip(&ts.tasks) {
+        let opt = |p: Option<u32>| p.map_or("-".to_string(), |p| p.to_string());
+        rows.push(vec![
+            t.name.clone(),
+            task.cpu.to_string(),
+            opt(t.priority),
+            opt(t.gpu_priority),
+            fmt_ms(task.cpu_time()),
+            fmt_ms(task.gpu_time()),
+            fmt_ms(task.period),
+            fmt_ms(t.deadline),
+            t.wcrt.map_or("-".to_string(), fmt_ms),
+            if t.best_effort {
+                "best-effort".to_string()
+            } else if t.schedulable {
+                "ok".to_string()
+            } else {
+                "MISS".to_string()
+            },
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = format!(
+        "policy {}, mode {}{} (times in ms)\n",
+        policy_name(r.config.policy),
+        mode_name(r.config.mode),
+        if r.config.gpu_priority_assignment {
+            ", GPU priority assignment enabled"
+        } else {
+            ""
+        }
+    );
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, s)| {
+                if c == 0 || c == header.len() - 1 {
+                    format!("{:<w$}", s, w = widths[c])
+                } else {
+                    format!("{:>w$}", s, w = widths[c])
+                }
+            })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    if let Some(a) = &r.assigned_gpu_priorities {
+        out.push_str("GPU priorities assigned by Audsley's algorithm (Sec. 5.3):");
+        for (n, p) in a {
+            out.push_str(&format!(" {n}={p}"));
+        }
+        out.push('\n');
+    }
+    out.push_str(if r.schedulable {
+        "schedulable\n"
+    } else {
+        "NOT schedulable\n"
+    });
+    out
+}
 
 /// Runs the subcommand.
-pub fn run(_args: Args) -> ExitCode {
-    eprintln!("gcaps analyze: not implemented yet");
-    ExitCode::from(2)
+pub fn run(args: Args) -> ExitCode {
+    let ts = match load(&args) {
+        Ok(ts) => ts,
+        Err(msg) => {
+            eprintln!("gcaps analyze: {msg}");
+            return ExitCode::from(2);
+        }
+    };
+    let cfg = Config {
+        policy: match args.policy {
+            PolicyArg::TsgRr => Policy::TsgRr,
+            PolicyArg::Gcaps => Policy::Gcaps,
+        },
+        mode: match args.mode {
+            ModeArg::Busy => WaitMode::Busy,
+            ModeArg::Suspend => WaitMode::Suspend,
+        },
+        gpu_priority_assignment: args.gpu_priority_assignment,
+    };
+    if cfg.gpu_priority_assignment && cfg.policy == Policy::TsgRr {
+        eprintln!(
+            "gcaps analyze: note: --gpu-priority-assignment has no effect with --policy tsg-rr (no GPU priorities)"
+        );
+    }
+    let report = analyze(&ts, &cfg);
+    match args.format {
+        OutputFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report_json(&ts, &report)).expect("json")
+        ),
+        OutputFormat::Table => print!("{}", table(&ts, &report)),
+    }
+    if report.schedulable {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
