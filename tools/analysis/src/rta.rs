@@ -277,24 +277,41 @@ fn term(period: Time, resp: Time, demand: Time, with_jitter: bool) -> Term {
 /// non-preemptive runlist update of a lower task on its core when it wakes
 /// up (suspend), and the CPU work its same-core higher-priority tasks can
 /// do while it holds the GPU (their CPU segments and segment-begin
-/// updates). Capped by k's response time.
+/// updates). Capped by k's response time (in deadline mode, `D_k`).
 fn hold(ctx: &Ctx, view: &View, k: usize, deps: &mut Deps) -> Time {
     let pk = &ctx.p[k];
     let eps = ctx.eps;
     let per_seg = 3 + u64::from(ctx.cfg.mode == WaitMode::Suspend);
-    let mut h = pk
+    let base = pk
         .gm
         .saturating_add(pk.ge)
         .saturating_add(eps.saturating_mul(per_seg).saturating_mul(pk.eta));
     let wk = view.resp(ctx, k, deps);
-    for &x in &ctx.hpp[k] {
-        let px = &ctx.p[x];
-        let e = px.c.saturating_add(eps.saturating_mul(px.eta));
-        let rx = view.resp(ctx, x, deps);
-        let n = ceil_div(wk.saturating_add(rx.saturating_sub(e)), px.period);
-        h = h.saturating_add(n.saturating_mul(e));
+    // Fixed point over the total open time H of one job: the eta_k open
+    // intervals (total length H) meet at most
+    // ceil((H + eta_k J_x) / T_x) + eta_k - 1 jobs of x (sum of per-interval
+    // ceilings), and never more than the jobs in k's response window.
+    let eta = pk.eta.max(1);
+    let mut h = base;
+    loop {
+        if h >= wk {
+            return wk;
+        }
+        let mut next = base;
+        for &x in &ctx.hpp[k] {
+            let px = &ctx.p[x];
+            let e = px.c.saturating_add(eps.saturating_mul(px.eta));
+            let jx = view.resp(ctx, x, deps).saturating_sub(e);
+            let by_intervals = ceil_div(h.saturating_add(eta.saturating_mul(jx)), px.period)
+                .saturating_add(eta - 1);
+            let by_window = ceil_div(wk.saturating_add(jx), px.period);
+            next = next.saturating_add(by_intervals.min(by_window).saturating_mul(e));
+        }
+        if next == h {
+            return h;
+        }
+        h = next;
     }
-    h.min(wk)
 }
 
 /// Builds own work and interference terms of real-time task `i`.
