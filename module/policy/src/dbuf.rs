@@ -217,3 +217,6 @@ impl DoubleBuffer {
         self.hw = None;
     }
 }
+
+#[cfg(test)]
+mod tests;

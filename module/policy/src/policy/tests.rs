@@ -2,8 +2,8 @@
 
 extern crate std;
 
-use super::*;
 use super::super::dbuf::DoubleBuffer;
+use super::*;
 use std::boxed::Box;
 use std::vec::Vec;
 
@@ -288,7 +288,10 @@ fn defect3_driver_tsg_events_never_skip_a_needed_change() {
     assert!(p.tsg_destroy(80).unwrap().changed);
     let out = p.tsg_create(80, 2).unwrap();
     assert!(!out.changed);
-    assert!(!p.is_eligible(80), "the new owner of id 80 is not the winner");
+    assert!(
+        !p.is_eligible(80),
+        "the new owner of id 80 is not the winner"
+    );
     // ... and the other way round: a non-eligible id reused by the winner.
     assert!(!p.tsg_destroy(4).unwrap().changed);
     assert!(p.tsg_create(4, 1).unwrap().changed);
@@ -312,7 +315,10 @@ fn defect3_driver_tsg_events_never_skip_a_needed_change() {
     db.failed().unwrap(); // e.g. GPU railgated, submit not done
     let out = p.tsg_changed(2 + 60).err(); // unknown TSG: error, no change
     assert_eq!(out, Some(Error::UnknownTsg));
-    assert!(db.needs_submit(p.generation()), "the failed submit is still owed");
+    assert!(
+        db.needs_submit(p.generation()),
+        "the failed submit is still owed"
+    );
 }
 
 #[test]
@@ -394,7 +400,9 @@ fn errors_leave_the_state_unchanged() {
         let before = p.clone();
         assert_eq!(p.register(9, RT(bad)), Err(Error::PriorityOutOfRange));
         assert_eq!(p, before);
-        rejects(&mut p, Error::PriorityOutOfRange, |p| p.set_class(b, RT(bad)));
+        rejects(&mut p, Error::PriorityOutOfRange, |p| {
+            p.set_class(b, RT(bad))
+        });
         rejects(&mut p, Error::PriorityOutOfRange, |p| {
             p.seg_begin(b, GpuPriority::Explicit(bad))
         });
@@ -414,7 +422,9 @@ fn errors_leave_the_state_unchanged() {
     rejects(&mut p, Error::TsgOutOfRange, |p| p.tsg_destroy(128));
     rejects(&mut p, Error::UnknownTsg, |p| p.tsg_changed(3));
     rejects(&mut p, Error::TsgOutOfRange, |p| p.tsg_changed(1 << 20));
-    rejects(&mut p, Error::UnknownTsg, |p| p.set_always_eligible(4, true));
+    rejects(&mut p, Error::UnknownTsg, |p| {
+        p.set_always_eligible(4, true)
+    });
     rejects(&mut p, Error::TsgOutOfRange, |p| {
         p.set_always_eligible(999, true)
     });
