@@ -1,0 +1,210 @@
+//! `gcaps analyze` end to end: exit codes, JSON shape, bad-input messages.
+
+use assert_cmd::Command;
+use std::io::Write;
+
+fn gcaps() -> Command {
+    Command::cargo_bin("gcaps").unwrap()
+}
+
+const GOOD: &str = r#"
+[platform]
+cpus = 2
+epsilon = 1.0
+theta = 0.2
+timeslice = 1.024
+
+[[task]]
+name = "histogram"
+period = 100.0
+deadline = 100.0
+cpu = 0
+priority = 70
+segments = [ {cpu = 0.5}, {gpu = {misc = 1.0, exec = 9.0}}, {cpu = 0.5} ]
+
+[[task]]
+name = "other"
+period = 50.0
+cpu = 1
+segments = [ {cpu = 1.0} ]
+"#;
+
+fn file(text: &str, ext: &str) -> tempfile::NamedTempFile {
+    let mut f = tempfile::Builder::new().suffix(ext).tempfile().unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f
+}
+
+fn stderr_of(text: &str) -> (String, String) {
+    let f = file(text, ".toml");
+    let out = gcaps().arg("analyze").arg(f.path()).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let name = f.path().display().to_string();
+    (String::from_utf8(out.stderr).unwrap(), name)
+}
+
+#[test]
+fn embedded_case_study_is_schedulable_under_gcaps() {
+    let out = gcaps().arg("analyze").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("histogram") && s.contains("best-effort") && s.contains("schedulable"));
+}
+
+#[test]
+fn exit_1_when_unschedulable() {
+    // The case study fails under tsg-rr busy-waiting (as in Table 5).
+    gcaps()
+        .args(["analyze", "--policy", "tsg-rr", "--mode", "busy"])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn json_shape() {
+    let f = file(GOOD, ".toml");
+    let out = gcaps()
+        .args([
+            "analyze", "--format", "json", "--policy", "gcaps", "--mode", "suspend",
+        ])
+        .arg(f.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schedulable"], true);
+    assert_eq!(v["policy"], "gcaps");
+    assert_eq!(v["mode"], "suspend");
+    let t = &v["tasks"][0];
+    assert_eq!(t["name"], "histogram");
+    assert_eq!(t["best_effort"], false);
+    assert_eq!(t["priority"], 70);
+    assert_eq!(t["gpu_priority"], 70);
+    // 1 + 10 + 2 eps + (1 + 3) eps = 17 ms (suspend).
+    assert_eq!(t["wcrt"], 17.0);
+    assert_eq!(t["deadline"], 100.0);
+    assert_eq!(t["schedulable"], true);
+    let be = &v["tasks"][1];
+    assert_eq!(be["best_effort"], true);
+    assert!(be["wcrt"].is_null());
+}
+
+#[test]
+fn json_input_is_detected() {
+    let ts = gcaps_analysis::parse_taskset(GOOD, "g", gcaps_analysis::Format::Toml).unwrap();
+    let f = file(&gcaps_analysis::to_json(&ts), ".json");
+    gcaps().arg("analyze").arg(f.path()).assert().code(0);
+}
+
+#[test]
+fn usage_error_exit_2() {
+    gcaps()
+        .args(["analyze", "--policy", "edf"])
+        .assert()
+        .code(2);
+    gcaps()
+        .args(["analyze", "/nonexistent/x.toml"])
+        .assert()
+        .code(2);
+}
+
+fn expect(text: &str, parts: &[&str]) {
+    let (err, name) = stderr_of(text);
+    assert!(err.contains(&name), "no file name in: {err}");
+    for p in parts {
+        assert!(err.contains(p), "missing {p:?} in: {err}");
+    }
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn syntax_error() {
+    expect(
+        &GOOD.replace("cpus = 2", "cpus = = 2"),
+        &["syntax error", ":3:"],
+    );
+}
+
+#[test]
+fn unknown_field() {
+    expect(
+        &GOOD.replace("deadline = 100.0", "dedline = 100.0"),
+        &["task 'histogram'", "field 'dedline'", "unknown"],
+    );
+}
+
+#[test]
+fn missing_field() {
+    expect(
+        &GOOD.replace("period = 100.0\n", ""),
+        &["task 'histogram'", "field 'period'", "missing"],
+    );
+}
+
+#[test]
+fn negative_zero_nan_times() {
+    expect(
+        &GOOD.replace("{cpu = 0.5}, {gpu", "{cpu = -0.5}, {gpu"),
+        &["task 'histogram'", "segments[0].cpu", "negative"],
+    );
+    expect(
+        &GOOD.replace("period = 100.0", "period = 0.0"),
+        &["task 'histogram'", "field 'period'", "greater than 0"],
+    );
+    expect(
+        &GOOD.replace("exec = 9.0", "exec = nan"),
+        &["task 'histogram'", "segments[1].gpu.exec", "finite"],
+    );
+    expect(
+        &GOOD.replace("timeslice = 1.024", "timeslice = 0"),
+        &["platform field 'timeslice'"],
+    );
+}
+
+#[test]
+fn deadline_after_period() {
+    expect(
+        &GOOD.replace("deadline = 100.0", "deadline = 120.0"),
+        &["task 'histogram'", "field 'deadline'", "exceeds the period"],
+    );
+}
+
+#[test]
+fn cpu_out_of_range() {
+    expect(
+        &GOOD.replace("cpu = 0\n", "cpu = 2\n"),
+        &["task 'histogram'", "field 'cpu'", "does not exist"],
+    );
+}
+
+#[test]
+fn priority_out_of_range() {
+    expect(
+        &GOOD.replace("priority = 70", "priority = 100"),
+        &["task 'histogram'", "field 'priority'", "1..=99"],
+    );
+    expect(
+        &GOOD.replace("priority = 70", "priority = 0"),
+        &["task 'histogram'", "field 'priority'"],
+    );
+}
+
+#[test]
+fn duplicate_names() {
+    expect(
+        &GOOD.replace("name = \"other\"", "name = \"histogram\""),
+        &["task 'histogram'", "field 'name'", "duplicate"],
+    );
+}
+
+#[test]
+fn empty_taskset() {
+    let only_platform = &GOOD[..GOOD.find("[[task]]").unwrap()];
+    expect(only_platform, &["empty taskset"]);
+}
