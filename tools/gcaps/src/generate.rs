@@ -49,40 +49,95 @@ where
 #[derive(clap::Args, Debug, Clone)]
 pub struct GenFlags {
     /// Number of CPU cores.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 4)]
     pub cpus: u32,
     /// Number of tasks per CPU (drawn per CPU).
-    #[arg(long, default_value = "3..6", value_name = "RANGE")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value = "3..6",
+        value_name = "RANGE"
+    )]
     pub tasks_per_cpu: Span<u32>,
     /// Ratio of GPU-using tasks (drawn per taskset).
-    #[arg(long, default_value = "0.4..0.6", value_name = "RANGE")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value = "0.4..0.6",
+        value_name = "RANGE"
+    )]
     pub gpu_task_ratio: Span<f64>,
     /// Utilisation (C+G)/T per CPU (drawn per CPU, UUniFast over its tasks).
-    #[arg(long, default_value = "0.4..0.6", value_name = "RANGE")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value = "0.4..0.6",
+        value_name = "RANGE"
+    )]
     pub util_per_cpu: Span<f64>,
     /// Task period in milliseconds (implicit deadline D = T).
-    #[arg(long, default_value = "30..500", value_name = "RANGE")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value = "30..500",
+        value_name = "RANGE"
+    )]
     pub period_ms: Span<f64>,
     /// Number of GPU segments of a GPU-using task.
-    #[arg(long, default_value = "1..3", value_name = "RANGE")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value = "1..3",
+        value_name = "RANGE"
+    )]
     pub gpu_segments: Span<u32>,
     /// Ratio G_i/C_i of GPU to CPU execution of a GPU-using task.
-    #[arg(long, default_value = "0.2..2", value_name = "RANGE")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value = "0.2..2",
+        value_name = "RANGE"
+    )]
     pub g_to_c_ratio: Span<f64>,
     /// Share G^m/G of CPU-side ("misc") work in each GPU segment.
-    #[arg(long, default_value = "0.1..0.3", value_name = "RANGE")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value = "0.1..0.3",
+        value_name = "RANGE"
+    )]
     pub gm_share: Span<f64>,
     /// Runlist update delay epsilon, in milliseconds.
-    #[arg(long, default_value_t = 1.0, value_name = "MS")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value_t = 1.0,
+        value_name = "MS"
+    )]
     pub epsilon_ms: f64,
     /// TSG context-switch overhead theta, in milliseconds.
-    #[arg(long, default_value_t = 0.2, value_name = "MS")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value_t = 0.2,
+        value_name = "MS"
+    )]
     pub theta_ms: f64,
     /// TSG time slice, in milliseconds.
-    #[arg(long, default_value_t = 1.024, value_name = "MS")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value_t = 1.024,
+        value_name = "MS"
+    )]
     pub timeslice_ms: f64,
     /// Ratio of best-effort tasks (no priority), chosen at random.
-    #[arg(long, default_value_t = 0.0, value_name = "RATIO")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value_t = 0.0,
+        value_name = "RATIO"
+    )]
     pub best_effort_ratio: f64,
 }
 
