@@ -90,6 +90,7 @@ fn every_taskset_is_well_formed() {
         for seed in 0..300 {
             let ts = generate(p, seed).unwrap();
             check_structure(&ts, p);
+            gcaps_analysis::validate(&ts).unwrap();
         }
     }
 }
@@ -284,4 +285,47 @@ fn invalid_parameters_are_rejected_with_clear_messages() {
     p.cpus = 20;
     p.best_effort_ratio = 0.2;
     assert!(generate(&p, 0).is_ok());
+}
+
+#[test]
+fn every_sweep_point_generates_valid_tasksets() {
+    use gcaps_analysis::experiment::{select, sweep_names, Worker, FIG8};
+    let all = select("all").unwrap();
+    assert_eq!(all.len(), 7);
+    assert_eq!(select("all-fig8").unwrap().len(), 6);
+    assert!(sweep_names().contains(&"gpu-priority-gain"));
+    assert!(select("nope").is_none());
+    for sweep in &all {
+        assert!(sweep.points.len() >= 8, "{}", sweep.name);
+        assert_eq!(sweep.series.len(), 4);
+        assert_eq!(
+            FIG8.contains(&sweep.name),
+            sweep.name != "gpu-priority-gain"
+        );
+        let mut w = Worker::default();
+        for &x in &sweep.points {
+            let p = sweep.params_at(&GenParams::default(), x);
+            p.validate().unwrap();
+            for k in 0..5 {
+                let mask = w.evaluate(sweep, &p, 1, x, k);
+                assert!(mask < 16);
+                gcaps_analysis::validate(w.taskset()).unwrap();
+                let fresh = generate_seeded_like(sweep, &p, x, k);
+                assert_eq!(
+                    w.taskset(),
+                    &fresh,
+                    "buffer reuse must not change the taskset"
+                );
+            }
+        }
+    }
+}
+
+fn generate_seeded_like(
+    sweep: &gcaps_analysis::experiment::Sweep,
+    p: &GenParams,
+    x: f64,
+    k: u64,
+) -> gcaps_analysis::model::Taskset {
+    generate(p, sweep.taskset_seed(1, x, k)).unwrap()
 }
