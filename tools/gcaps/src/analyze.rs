@@ -253,12 +253,16 @@ pub fn run(args: Args) -> ExitCode {
         );
     }
     let report = analyze(&ts, &cfg);
-    match args.format {
-        OutputFormat::Json => println!(
-            "{}",
+    let text = match args.format {
+        // A `serde_json::Value` always serialises.
+        OutputFormat::Json => format!(
+            "{}\n",
             serde_json::to_string_pretty(&report_json(&ts, &report)).expect("json")
         ),
-        OutputFormat::Table => print!("{}", table(&ts, &report)),
+        OutputFormat::Table => table(&ts, &report),
+    };
+    if !crate::output::write_stdout("gcaps analyze", &text) {
+        return ExitCode::from(2);
     }
     if report.schedulable {
         ExitCode::SUCCESS

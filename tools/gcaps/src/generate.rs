@@ -237,9 +237,9 @@ pub fn run(args: Args) -> ExitCode {
         };
         match &args.out {
             None => {
-                print!("{text}");
-                if !text.ends_with('\n') {
-                    println!();
+                let nl = if text.ends_with('\n') { "" } else { "\n" };
+                if !crate::output::write_stdout("gcaps generate", &format!("{text}{nl}")) {
+                    return ExitCode::from(2);
                 }
             }
             Some(dir) => {

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 mod analyze;
 mod experiment;
 mod generate;
+mod output;
 mod plot;
 
 /// GCAPS: GPU context-aware preemptive priority-based scheduling tools.
