@@ -17,7 +17,7 @@ pub const MAX_PRIORITY: u8 = 99;
 /// Default number of 64-bit words of TSG ids (16 words = 1024 TSG ids).
 pub const DEFAULT_TSG_WORDS: usize = 16;
 /// Default client (process) capacity.
-pub const DEFAULT_CLIENTS: usize = 256;
+pub const DEFAULT_CLIENTS: usize = 128;
 
 /// CPU scheduling class of a client, as read from the task by the kernel.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -213,12 +213,12 @@ fn class_to_raw(class: SchedClass) -> Result<u8, Error> {
 /// resulting eligible set.
 ///
 /// `W` is the TSG capacity in 64-bit words (TSG ids `0 .. 64 * W`, default 1024 ids),
-/// `C` the client capacity (default 256).
+/// `C` the client capacity (default 128).
 ///
 /// Construction: [`Policy::new`] is a `const fn` (usable for a `static`), and
 /// [`Policy::reset`] re-initialises in place. **The all-zero bit pattern is exactly the
 /// value of `Policy::new()`**, so zeroed memory (e.g. a `__GFP_ZERO`/`kvzalloc`
-/// allocation) is a valid empty policy. The default instance is about 10.5 KiB: in the
+/// allocation) is a valid empty policy. The default instance is about 23.4 KiB: in the
 /// kernel do not build it on the stack (no `KBox::new(Policy::new())`); allocate it
 /// zeroed or put it in a static.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -226,6 +226,10 @@ pub struct Policy<const W: usize = DEFAULT_TSG_WORDS, const C: usize = DEFAULT_C
     clients: [Client; C],
     /// Owner key of every TSG id (0 for absent TSGs).
     tsg_key: [[u32; 64]; W],
+    /// Per client slot: the existing TSGs whose owner key is the client's key (empty
+    /// for free slots). Maintained by `register`, the client-leave events and the TSG
+    /// events; lets the decision run in O(C + T/64).
+    owned: [TsgSet<W>; C],
     /// TSGs that exist in the driver.
     exists: TsgSet<W>,
     /// Always-eligible TSGs (subset of `exists`).
@@ -257,6 +261,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         Self {
             clients: [Client::EMPTY; C],
             tsg_key: [[0; 64]; W],
+            owned: [TsgSet::EMPTY; C],
             exists: TsgSet::EMPTY,
             always: TsgSet::EMPTY,
             eligible: TsgSet::EMPTY,
@@ -276,6 +281,9 @@ impl<const W: usize, const C: usize> Policy<W, C> {
             for k in w.iter_mut() {
                 *k = 0;
             }
+        }
+        for o in self.owned.iter_mut() {
+            o.clear();
         }
         self.exists.clear();
         self.always.clear();
@@ -429,6 +437,13 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         c.gpu_prio = 0;
         c.seq = 0;
         let id = ClientId { slot, gen: c.gen };
+        let mine = self.tsgs_with_key(key);
+        if let Some(o) = usize::try_from(slot)
+            .ok()
+            .and_then(|s| self.owned.get_mut(s))
+        {
+            *o = mine;
+        }
         Ok((id, self.finish(false)))
     }
 
@@ -443,6 +458,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
             return Err(Error::SegmentOpen);
         }
         c.free();
+        self.clear_owned(slot);
         Ok(self.finish(false))
     }
 
@@ -454,6 +470,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         let slot = self.lookup(id)?;
         let c = self.clients.get_mut(slot).ok_or(Error::UnknownClient)?;
         c.free();
+        self.clear_owned(slot);
         Ok(self.finish(false))
     }
 
@@ -529,6 +546,9 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         let k = self.key_slot_mut(tsgid).ok_or(Error::TsgOutOfRange)?;
         *k = owner_key;
         self.exists.insert(tsgid);
+        if let Some(o) = self.owned_by_key_mut(owner_key) {
+            o.insert(tsgid);
+        }
         Ok(self.finish(false))
     }
 
@@ -539,9 +559,13 @@ impl<const W: usize, const C: usize> Policy<W, C> {
     pub fn tsg_destroy(&mut self, tsgid: u32) -> Result<Outcome, Error> {
         self.check_tsg_exists(tsgid)?;
         let k = self.key_slot_mut(tsgid).ok_or(Error::TsgOutOfRange)?;
+        let owner_key = *k;
         *k = 0;
         self.exists.remove(tsgid);
         self.always.remove(tsgid);
+        if let Some(o) = self.owned_by_key_mut(owner_key) {
+            o.remove(tsgid);
+        }
         Ok(self.finish(false))
     }
 
@@ -626,49 +650,74 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         self.tsg_key.get_mut(t / 64)?.get_mut(t % 64)
     }
 
+    /// The owned-TSG set of the registered client with this key, if any. O(C).
+    fn owned_by_key_mut(&mut self, key: u32) -> Option<&mut TsgSet<W>> {
+        let slot = self
+            .clients
+            .iter()
+            .position(|c| c.registered && c.key == key)?;
+        self.owned.get_mut(slot)
+    }
+
+    fn clear_owned(&mut self, slot: usize) {
+        if let Some(o) = self.owned.get_mut(slot) {
+            o.clear();
+        }
+    }
+
+    /// The existing TSGs owned by `key`, by a scan of the owner table. O(T); used only
+    /// when a client registers.
+    fn tsgs_with_key(&self, key: u32) -> TsgSet<W> {
+        let mut words = [0u64; W];
+        for ((out, keys), ex) in words
+            .iter_mut()
+            .zip(self.tsg_key.iter())
+            .zip(self.exists.words().iter())
+        {
+            let mut mine = 0u64;
+            for (b, k) in keys.iter().enumerate() {
+                mine |= u64::from(*k == key) << (b % 64);
+            }
+            *out = mine & *ex;
+        }
+        TsgSet::from_words(words)
+    }
+
     /// The open real-time segment with the highest effective priority; among equal
-    /// priorities the one that began first (smallest arrival number). O(clients).
+    /// priorities the one that began first (smallest arrival number). O(C), branch-free
+    /// per client: candidates are ranked by `priority << 64 | !seq`.
     fn find_winner(&self) -> Option<usize> {
-        let mut best: Option<(usize, u8, u64)> = None;
+        let mut best: u128 = 0;
+        let mut best_slot = None;
         for (slot, c) in self.clients.iter().enumerate() {
-            let Some(p) = c.effective() else { continue };
-            let better = match best {
-                None => true,
-                Some((_, bp, bs)) => p > bp || (p == bp && c.seq < bs),
+            let rank = match c.effective() {
+                // p >= 1, so any candidate ranks above 0.
+                Some(p) => (u128::from(p) << 64) | u128::from(!c.seq),
+                None => 0,
             };
-            if better {
-                best = Some((slot, p, c.seq));
+            if rank > best {
+                best = rank;
+                best_slot = Some(slot);
             }
         }
-        best.map(|(slot, _, _)| slot)
+        best_slot
     }
 
     /// Recomputes the decision from the bookkeeping; returns whether the eligible set
-    /// changed. O(clients + TSG capacity).
+    /// changed. O(C + T/64).
     fn recompute(&mut self) -> bool {
         let winner = self.find_winner();
         let mut new = self.exists;
         let mut winner_raw = 0;
         if let Some(slot) = winner {
-            // `find_winner` returns an index of `clients`, and client capacities
-            // beyond u32 are not supported, so the `else` case cannot happen; it
-            // would fail open (no real-time segment: everything eligible).
-            if let (Some(c), Ok(s)) = (self.clients.get(slot), u32::try_from(slot)) {
-                let key = c.key;
-                let mut words = [0u64; W];
-                for (((out, keys), ex), al) in words
-                    .iter_mut()
-                    .zip(self.tsg_key.iter())
-                    .zip(self.exists.words().iter())
-                    .zip(self.always.words().iter())
-                {
-                    let mut mine = 0u64;
-                    for (b, k) in keys.iter().enumerate() {
-                        mine |= u64::from(*k == key) << (b % 64);
-                    }
-                    *out = (mine | *al) & *ex;
-                }
-                new = TsgSet::from_words(words);
+            // `find_winner` returns an index of `clients` (and `owned` has the same
+            // length), and client capacities beyond u32 are not supported, so the
+            // `else` case cannot happen; it would fail open (no real-time segment:
+            // everything eligible).
+            if let (Some(mine), Ok(s)) = (self.owned.get(slot), u32::try_from(slot)) {
+                new = *mine;
+                new.union_with(&self.always);
+                new.intersect_with(&self.exists);
                 winner_raw = s.saturating_add(1);
             }
         }

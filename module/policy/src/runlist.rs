@@ -215,8 +215,8 @@ pub fn encode_tsg_entry(
     Ok([w0, n, tsgid, 0])
 }
 
-/// Encodes a channel entry.
-pub fn encode_channel_entry(ch: &ChannelDesc) -> Result<[u32; 4], RunlistError> {
+/// Checks that a channel can be encoded.
+fn check_channel(ch: &ChannelDesc) -> Result<(), RunlistError> {
     if ch.chid > MAX_HW_ID {
         return Err(RunlistError::ChannelIdOutOfRange(ch.chid));
     }
@@ -229,14 +229,34 @@ pub fn encode_channel_entry(ch: &ChannelDesc) -> Result<[u32; 4], RunlistError> 
     if ch.userd_addr % USERD_ALIGN != 0 {
         return Err(RunlistError::MisalignedUserd(ch.userd_addr));
     }
-    let w0 = (u32::from(ch.runqueue) << 1)
+    Ok(())
+}
+
+/// Encodes a channel that passed `check_channel` (pure bit operations; fields are
+/// masked, so any input gives some value without panicking).
+fn channel_words(ch: &ChannelDesc) -> [u32; 4] {
+    let w0 = (u32::from(ch.runqueue & 1) << 1)
         | (ch.inst_aperture.code() << 4)
         | (ch.userd_aperture.code() << 6)
         | ((ch.userd_addr & 0xffff_ff00) as u32);
     let w1 = (ch.userd_addr >> 32) as u32;
-    let w2 = ch.chid | ((ch.inst_addr & 0xffff_f000) as u32);
+    let w2 = (ch.chid & MAX_HW_ID) | ((ch.inst_addr & 0xffff_f000) as u32);
     let w3 = (ch.inst_addr >> 32) as u32;
-    Ok([w0, w1, w2, w3])
+    [w0, w1, w2, w3]
+}
+
+/// The 16 little-endian bytes of an entry.
+fn entry_bytes(words: [u32; 4]) -> [u8; ENTRY_SIZE] {
+    let [w0, w1, w2, w3] = words;
+    let v =
+        u128::from(w0) | (u128::from(w1) << 32) | (u128::from(w2) << 64) | (u128::from(w3) << 96);
+    v.to_le_bytes()
+}
+
+/// Encodes a channel entry.
+pub fn encode_channel_entry(ch: &ChannelDesc) -> Result<[u32; 4], RunlistError> {
+    check_channel(ch)?;
+    Ok(channel_words(ch))
 }
 
 /// Decodes one entry (the inverse of the two encoders).
@@ -271,14 +291,17 @@ pub fn decode_entry(w: [u32; 4]) -> Result<Entry, RunlistError> {
 /// Reads entry `index` of a runlist buffer, `None` if it lies outside the buffer.
 pub fn read_entry(buf: &[u8], index: usize) -> Option<[u32; 4]> {
     let start = index.checked_mul(ENTRY_SIZE)?;
-    let bytes = buf.get(start..start.checked_add(ENTRY_SIZE)?)?;
-    let mut w = [0u32; 4];
-    for (word, chunk) in w.iter_mut().zip(bytes.chunks_exact(4)) {
-        let mut b = [0u8; 4];
-        b.copy_from_slice(chunk);
-        *word = u32::from_le_bytes(b);
-    }
-    Some(w)
+    let bytes: &[u8; ENTRY_SIZE] = buf
+        .get(start..start.checked_add(ENTRY_SIZE)?)?
+        .try_into()
+        .ok()?;
+    let v = u128::from_le_bytes(*bytes);
+    Some([
+        v as u32,
+        (v >> 32) as u32,
+        (v >> 64) as u32,
+        (v >> 96) as u32,
+    ])
 }
 
 /// Writes runlist entries into a caller-provided byte buffer (e.g. the DMA buffer the
@@ -325,7 +348,7 @@ impl<'a> RunlistWriter<'a> {
         }
         let header = encode_tsg_entry(tsgid, timeslice, channels.len())?;
         for ch in channels {
-            encode_channel_entry(ch)?;
+            check_channel(ch)?;
         }
         // channels.len() <= 128 here, so these cannot overflow in practice; checked
         // anyway.
@@ -337,35 +360,27 @@ impl<'a> RunlistWriter<'a> {
         if needed > MAX_ENTRIES {
             return Err(RunlistError::TooManyEntries);
         }
-        if needed > self.capacity() {
-            return Err(RunlistError::BufferTooSmall {
-                needed,
-                capacity: self.capacity(),
-            });
-        }
-        self.put(header)?;
-        for ch in channels {
-            let e = encode_channel_entry(ch)?;
-            self.put(e)?;
-        }
-        Ok(())
-    }
-
-    /// Writes one entry at the end (space already checked by the caller).
-    fn put(&mut self, words: [u32; 4]) -> Result<(), RunlistError> {
         let capacity = self.capacity();
-        let start = self.bytes();
-        let dst = start
-            .checked_add(ENTRY_SIZE)
-            .and_then(|end| self.buf.get_mut(start..end))
-            .ok_or(RunlistError::BufferTooSmall {
-                needed: self.entries.saturating_add(1),
-                capacity,
-            })?;
-        for (chunk, w) in dst.chunks_exact_mut(4).zip(words.iter()) {
-            chunk.copy_from_slice(&w.to_le_bytes());
+        let too_small = RunlistError::BufferTooSmall { needed, capacity };
+        if needed > capacity {
+            return Err(too_small);
         }
-        self.entries = self.entries.saturating_add(1);
+        // Space is checked, so the writes below cannot fail; they are still bounds
+        // checked without panicking paths (no chunk iterators: their length division
+        // has a panic path that objtool flags in kernel builds).
+        let mut off = self.bytes();
+        let entries = core::iter::once(header).chain(channels.iter().map(channel_words));
+        for words in entries {
+            let end = off.checked_add(ENTRY_SIZE).ok_or(too_small)?;
+            let slot: &mut [u8; ENTRY_SIZE] = self
+                .buf
+                .get_mut(off..end)
+                .and_then(|s| s.try_into().ok())
+                .ok_or(too_small)?;
+            *slot = entry_bytes(words);
+            off = end;
+        }
+        self.entries = needed;
         Ok(())
     }
 }

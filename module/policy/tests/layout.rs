@@ -1,0 +1,44 @@
+//! The documented construction guarantees: the all-zero bit pattern is the empty
+//! policy (so the kernel may allocate it zeroed instead of building it on its stack),
+//! `const fn new` works in a `static`, and the default instance size is as documented.
+
+use gcaps_policy::{DoubleBuffer, Policy, SchedClass, TsgSet};
+use std::mem::{size_of, MaybeUninit};
+
+static EMPTY: Policy<2, 4> = Policy::new();
+static DB: DoubleBuffer = DoubleBuffer::new();
+
+fn zeroed<T>() -> Box<T> {
+    let b: Box<MaybeUninit<T>> = Box::new_zeroed();
+    // SAFETY: only used for types documented to be valid when all-zero (checked by the
+    // assertions of the callers against `new()`).
+    unsafe { b.assume_init() }
+}
+
+#[test]
+fn all_zero_is_new() {
+    let z: Box<Policy> = zeroed();
+    assert!(*z == Policy::new());
+    let z: Box<Policy<2, 4>> = zeroed();
+    assert!(*z == EMPTY);
+    let s: Box<TsgSet<16>> = zeroed();
+    assert_eq!(*s, TsgSet::EMPTY);
+}
+
+#[test]
+fn zeroed_policy_works() {
+    let mut p: Box<Policy> = zeroed();
+    let (id, _) = p.register(1, SchedClass::RealTime(5)).unwrap();
+    p.tsg_create(1000, 1).unwrap();
+    p.tsg_create(3, 2).unwrap();
+    p.seg_begin(id, gcaps_policy::GpuPriority::Inherit).unwrap();
+    assert_eq!(p.eligible().iter().collect::<Vec<_>>(), [1000]);
+    assert_eq!(DB, DoubleBuffer::new());
+}
+
+#[test]
+fn default_size() {
+    let n = size_of::<Policy>();
+    eprintln!("size_of::<Policy>() = {n} bytes");
+    assert!(n < 24 * 1024, "{n}");
+}
