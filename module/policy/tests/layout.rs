@@ -3,16 +3,24 @@
 //! `const fn new` works in a `static`, and the default instance size is as documented.
 
 use gcaps_policy::{DoubleBuffer, Policy, SchedClass, TsgSet};
-use std::mem::{size_of, MaybeUninit};
+use std::alloc::{alloc_zeroed, Layout};
+use std::mem::size_of;
 
 static EMPTY: Policy<2, 4> = Policy::new();
 static DB: DoubleBuffer = DoubleBuffer::new();
 
+/// A heap allocation of `T` with all bytes zero, like the kernel's `kvzalloc`.
 fn zeroed<T>() -> Box<T> {
-    let b: Box<MaybeUninit<T>> = Box::new_zeroed();
-    // SAFETY: only used for types documented to be valid when all-zero (checked by the
-    // assertions of the callers against `new()`).
-    unsafe { b.assume_init() }
+    let layout = Layout::new::<T>();
+    assert!(layout.size() > 0);
+    // SAFETY: `layout` has a non-zero size; the pointer comes from the global allocator
+    // with `T`'s layout, as `Box` requires. `T` is only instantiated with types documented
+    // to be valid when all-zero (and the callers compare the result with `new()`).
+    unsafe {
+        let p = alloc_zeroed(layout) as *mut T;
+        assert!(!p.is_null());
+        Box::from_raw(p)
+    }
 }
 
 #[test]
