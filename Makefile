@@ -4,10 +4,16 @@
 .DEFAULT_GOAL := help
 SHELL := /bin/bash
 
-.PHONY: help kernel kernel-debug vm-test vm-selftest
+.PHONY: help analyze test kernel kernel-debug vm-test vm-selftest
 
 help: ## List the targets
 	@awk -F':.*## ' '/^[a-zA-Z0-9_-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+
+analyze: ## Main job: analyse the embedded case-study taskset (gcaps analyze)
+	cargo run --release --locked -q -p gcaps -- analyze
+
+test: ## All tests: fmt, clippy, cargo test, rustc-1.85 policy check, kernel + VM tests
+	tests/run-all.sh
 
 kernel: ## Build the fast test kernel (Linux 6.12 + Rust, gcc) into target/kernel/
 	tests/vm/build-kernel.sh fast

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The README's test command (`make test`; `.ci/run` calls it): every check, in order,
+# with a time per step. Installs what it needs itself (Debian packages, bindgen-cli).
+# Ends with one line summing the test counts of cargo test and the VM tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LOGDIR=target/test-logs
+mkdir -p "$LOGDIR"
+: > "$LOGDIR/times.txt"
+
+step() { # step NAME COMMAND...: runs COMMAND, output to the console and LOGDIR/NAME.log
+  local name=$1; shift
+  local t0=$SECONDS
+  echo "==> $name: $*"
+  if ! "$@" 2>&1 | tee "$LOGDIR/$name.log"; then
+    echo "==> $name FAILED after $((SECONDS - t0)) s (log: $LOGDIR/$name.log)"
+    exit 1
+  fi
+  echo "$name $((SECONDS - t0)) s" | tee -a "$LOGDIR/times.txt"
+}
+
+step setup tests/vm/setup.sh
+step fmt cargo fmt --all -- --check
+step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
+step cargo-test cargo test --workspace --locked
+step policy-rustc-1.85 module/policy/check-rustc-1.85.sh
+step vm-test tests/vm/run.sh
+
+echo "==> time per step:"
+sed 's/^/    /' "$LOGDIR/times.txt"
+passed=0 failed=0
+while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
+  sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/cargo-test.log"
+  sed -nE 's/^vm-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-test.log"
+)
+echo "all: $passed passed, $failed failed"
+[ "$failed" = 0 ]
