@@ -76,21 +76,34 @@
 //!
 //! ## Complexity
 //!
-//! Each event costs O(C + T) with C = client capacity and T = TSG capacity: one pass
-//! over the clients to find the winner and one branch-free pass over the TSG owner
-//! keys (vectorisable) to rebuild the eligible bit set, plus O(T/64) to compare it.
-//! Building a runlist is O(T/64 + E) for E written entries.
+//! With C = client capacity and T = TSG capacity: segment and client events cost
+//! O(C + T/64) (one pass over the clients to find the winner; the eligible set is the
+//! winner's TSG bit set, maintained per client, OR the always-eligible set, AND the
+//! existing set, compared word by word); `register` costs O(C + T) (it collects the
+//! TSGs already created for its key); TSG events cost O(C + T/64). Building a runlist
+//! is O(T/64 + E) for E written entries. `benches/decide.rs` measures it.
 //!
 //! ## Kernel inclusion
 //!
 //! The kernel module cannot use Cargo crates; its root file includes this crate as a
-//! module: `#[allow(unreachable_pub, unused_attributes)] #[path = ".../module/policy/src/lib.rs"] mod policy;`.
+//! module:
+//!
+//! ```text
+//! #[allow(unreachable_pub, unused_attributes, dead_code)]
+//! #[path = "../module/policy/src/lib.rs"]
+//! mod policy;
+//! ```
+//!
 //! The code therefore never uses `crate::` paths (they would resolve to the kernel
 //! module's root), only `super::`/`self::`, and uses no crate-level attribute other
-//! than `#![no_std]` and lint levels. The default [`Policy`] is about 23.4 KiB: never
-//! build it on the kernel stack; its all-zero bit pattern equals [`Policy::new`], so a
-//! zeroed allocation (or a `static`, via the `const fn new`) is a valid empty policy,
-//! and [`Policy::reset`] re-initialises in place.
+//! than `#![no_std]` and lint levels; it avoids code whose panic paths objtool flags
+//! (e.g. chunk iterators). The default [`Policy`] is about 23.4 KiB: never build it on
+//! the kernel stack. Its all-zero bit pattern equals [`Policy::new`], so the module can
+//! declare `unsafe impl kernel::init::Zeroable for policy::Policy {}` (the type is local
+//! to the module's crate) and allocate it with
+//! `KBox::init(kernel::init::zeroed(), GFP_KERNEL)`; a `static` (via the `const fn
+//! new`) also works, and [`Policy::reset`] re-initialises in place. See `docs/policy.md`
+//! for the exact fixture used to check this against the test kernel.
 
 #![no_std]
 #![forbid(unsafe_code)]
