@@ -17,6 +17,8 @@ kb=$KCACHE/$variant
 tcvars=($(toolchain_makevars "$(variant_toolchain "$variant")"))
 
 stage=$KCACHE/modbuild-$variant
+exec 9>"$stage.lock"   # concurrent runs (e.g. vm-test and vm-selftest) share the scratch dir
+flock 9
 rm -rf "$stage"
 mkdir -p "$stage/tests/vm"
 cp "$REPO_ROOT/Kbuild" "$stage/"

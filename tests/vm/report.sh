@@ -58,6 +58,12 @@ if [ -s "$problems" ]; then
   failed=$((failed + 1))
   echo "FAIL  kernel-health"
   sed 's/^/      | /' "$problems"
+  # The first kernel report in context (its message line often comes just before the match).
+  grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$clean" | awk -v re="$KERNEL_BAD" '
+    { line[NR] = $0 } $0 ~ re && !first { first = NR }
+    END { if (first) { print "first report:"; s = first > 3 ? first - 3 : 1
+          for (i = s; i <= NR && i < first + 30; i++) print "  " line[i] } }' \
+    | sed 's/^/      | /'
 else
   passed=$((passed + 1))
   echo "PASS  kernel-health (no kernel warnings, taint ${taint:-?})"

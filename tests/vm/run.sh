@@ -90,7 +90,8 @@ if [ "$accel" = auto ]; then
   accel=tcg
   if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
     log "probing KVM (${VM_KVM_PROBE_TIMEOUT:-20} s max)"
-    if qemu kvm "${VM_KVM_PROBE_TIMEOUT:-20}" "$work/kvm-probe.log" vmtest.probe=1 \
+    # (in a subshell: QEMU aborts on a broken KVM and bash would report that on stderr)
+    if (qemu kvm "${VM_KVM_PROBE_TIMEOUT:-20}" "$work/kvm-probe.log" vmtest.probe=1) 2>/dev/null \
        && grep -aq VMTEST-PROBE-OK "$work/kvm-probe.log"; then
       accel=kvm
     else
@@ -112,4 +113,4 @@ case "$qrc" in
 esac
 
 "$VM_DIR/report.sh" "$work/console.log" "$work/tests.list" \
-  "accelerator: $accel, kernel: $variant, vm: ${vm_time}s, qemu: $qstatus" "$run_name"
+  "accelerator: $accel, kernel: $variant ($(cat "$kb/include/config/kernel.release")), vm: ${vm_time}s, qemu: $qstatus"
