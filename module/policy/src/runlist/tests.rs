@@ -347,3 +347,26 @@ fn aperture_codes() {
         Err(RunlistError::InvalidAperture(1))
     );
 }
+
+#[test]
+fn runlist_length_is_limited_to_the_16_bit_submit_field() {
+    let mut buf = vec![0u8; (MAX_ENTRIES + 200) * ENTRY_SIZE];
+    let chans = vec![ch(1, 0x1000, 0x100); 128];
+    let mut w = RunlistWriter::new(&mut buf);
+    let mut pushed = 0;
+    loop {
+        match w.push_tsg(1, Timeslice::DEFAULT, &chans) {
+            Ok(()) => pushed += 1,
+            Err(e) => {
+                assert_eq!(e, RunlistError::TooManyEntries);
+                break;
+            }
+        }
+    }
+    assert_eq!(pushed, MAX_ENTRIES / 129);
+    assert_eq!(w.entries(), pushed * 129);
+    // A smaller TSG still fits exactly up to the limit.
+    let rest = MAX_ENTRIES - w.entries() - 1;
+    w.push_tsg(2, Timeslice::DEFAULT, &chans[..rest]).unwrap();
+    assert_eq!(w.entries(), MAX_ENTRIES);
+}
