@@ -14,7 +14,7 @@ KERNEL_BAD='WARNING:|BUG:|Oops|Kernel panic|kernel BUG|general protection fault|
 EXPECTED_TAINT=4096   # TAINT_OOT_MODULE: loading our out-of-tree modules
 
 clean=$(mktemp); trap 'rm -f "$clean"' EXIT
-tr -d '\r' <"$log" >"$clean"
+if [ -f "$log" ]; then tr -d '\r' <"$log" >"$clean"; else echo "(no console log: $log)" >"$clean"; fi
 
 passed=0; failed=0; incomplete=0
 echo "$header"
@@ -59,7 +59,7 @@ if [ -s "$problems" ]; then
   echo "FAIL  kernel-health"
   sed 's/^/      | /' "$problems"
   # The first kernel report in context (its message line often comes just before the match).
-  grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$clean" | awk -v re="$KERNEL_BAD" '
+  { grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$clean" || true; } | awk -v re="$KERNEL_BAD" '
     { line[NR] = $0 } $0 ~ re && !first { first = NR }
     END { if (first) { print "first report:"; s = first > 3 ? first - 3 : 1
           for (i = s; i <= NR && i < first + 30; i++) print "  " line[i] } }' \
