@@ -368,17 +368,16 @@ impl<'a> RunlistWriter<'a> {
         // Space is checked, so the writes below cannot fail; they are still bounds
         // checked without panicking paths (no chunk iterators: their length division
         // has a panic path that objtool flags in kernel builds).
-        let mut off = self.bytes();
+        let start = self.bytes();
+        let end = needed.checked_mul(ENTRY_SIZE).ok_or(too_small)?;
+        let mut rest = self.buf.get_mut(start..end).ok_or(too_small)?;
         let entries = core::iter::once(header).chain(channels.iter().map(channel_words));
         for words in entries {
-            let end = off.checked_add(ENTRY_SIZE).ok_or(too_small)?;
-            let slot: &mut [u8; ENTRY_SIZE] = self
-                .buf
-                .get_mut(off..end)
-                .and_then(|s| s.try_into().ok())
+            let (slot, tail) = rest
+                .split_first_chunk_mut::<ENTRY_SIZE>()
                 .ok_or(too_small)?;
             *slot = entry_bytes(words);
-            off = end;
+            rest = tail;
         }
         self.entries = needed;
         Ok(())
