@@ -36,20 +36,28 @@ for t in /tests/*; do
   [ -f "$t" ] || continue
   name=${t##*/}
   name=${name%.*}
-  # A test may set its own timeout with a line containing "vmtest-timeout=<seconds>".
-  tmo=$(grep -a -o 'vmtest-timeout=[0-9][0-9]*' "$t" | head -n 1 | cut -d= -f2)
+  # Per-test timeouts come from run.sh (a "vmtest-timeout=<s>" line in the test's source).
+  tmo=$(awk -v f="${t##*/}" '$1 == f { print $2 }' /vmtest-timeouts 2>/dev/null)
   [ -n "$tmo" ] || tmo=$deftmo
   echo "VMTEST-BEGIN $name timeout=${tmo}s"
   start=$(uptime_s)
   (cd /tmp && exec timeout -s KILL "$tmo" "$t") </dev/null 2>&1
   rc=$?
   took=$(awk -v a="$start" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')
+  # Isolation: unload whatever the test left loaded, so the next test starts clean.
+  left=""
+  for ko in /modules/*.ko; do
+    [ -e "$ko" ] || continue
+    m=${ko##*/}; m=$(echo "${m%.ko}" | tr - _)
+    if grep -q "^$m " /proc/modules; then rmmod "$m" 2>&1; left="$left $m"; fi
+  done
+  note=${left:+, unloaded leftover module(s):$left}
   if [ "$rc" = 0 ]; then
-    echo "VMTEST $name PASS time=${took}s"
+    echo "VMTEST $name PASS time=${took}s$note"
   elif [ "$rc" = 137 ] && awk -v t="$took" -v m="$tmo" 'BEGIN { exit !(t + 0.5 >= m) }'; then
-    echo "VMTEST $name FAIL timeout after ${tmo}s"
+    echo "VMTEST $name FAIL timeout after ${tmo}s$note"
   else
-    echo "VMTEST $name FAIL rc=$rc time=${took}s"
+    echo "VMTEST $name FAIL rc=$rc time=${took}s$note"
   fi
 done
 

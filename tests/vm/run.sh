@@ -37,7 +37,7 @@ for c in "$VM_DIR"/progs/*.c; do
   b=${c##*/}; cc_static "$work/bin/${b%.c}" "$c"
 done
 if [ -n "${VM_TESTS:-}" ]; then read -r -a tests <<<"$VM_TESTS"; else tests=("$VM_DIR"/tests/*); fi
-: >"$work/tests.list"
+: >"$work/tests.list"; : >"$work/timeouts"
 for t in "${tests[@]}"; do
   [ -f "$t" ] || die "no such test: $t"
   b=${t##*/}; name=${b%.*}
@@ -47,6 +47,9 @@ for t in "${tests[@]}"; do
   esac
   grep -qxF "$name" "$work/tests.list" && die "duplicate test name $name"
   echo "$name" >>"$work/tests.list"
+  # Per-test timeout: a line of the test's source containing "vmtest-timeout=<seconds>".
+  tmo=$(grep -a -o 'vmtest-timeout=[0-9][0-9]*' "$t" | head -n 1 | cut -d= -f2 || true)
+  echo "$b ${tmo:-$deftmo}" >>"$work/timeouts"
 done
 [ -s "$work/tests.list" ] || die "no tests to run"
 sort -o "$work/tests.list" "$work/tests.list"   # init runs /tests/* in glob (sorted) order
@@ -62,6 +65,7 @@ gen=$KCACHE/tools/gen_init_cpio
   echo "file /bin/busybox /bin/busybox 0755 0 0"
   echo "slink /bin/sh busybox 0777 0 0"
   echo "file /init $VM_DIR/init.sh 0755 0 0"
+  echo "file /vmtest-timeouts $work/timeouts 0644 0 0"
   for f in "$work"/modules/*.ko; do echo "file /modules/${f##*/} $f 0644 0 0"; done
   for f in "$work"/bin/*; do [ -e "$f" ] && echo "file /bin/${f##*/} $f 0755 0 0"; done
   for f in "$work"/tests/*; do echo "file /tests/${f##*/} $f 0755 0 0"; done
@@ -70,11 +74,7 @@ gen=$KCACHE/tools/gen_init_cpio
 
 # Hard timeout for the whole VM: boot allowance + every test's timeout.
 if [ -z "${VM_TIMEOUT:-}" ]; then
-  VM_TIMEOUT=180
-  for f in "$work"/tests/*; do
-    tmo=$(grep -a -o 'vmtest-timeout=[0-9][0-9]*' "$f" | head -n 1 | cut -d= -f2 || true)
-    VM_TIMEOUT=$((VM_TIMEOUT + ${tmo:-$deftmo} + 5))
-  done
+  VM_TIMEOUT=$(awk '{ s += $2 + 5 } END { print s + 180 }' "$work/timeouts")
 fi
 
 qemu() { # qemu <accel> <timeout> <console log> <extra kernel args>
