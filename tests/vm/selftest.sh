@@ -59,7 +59,7 @@ for c in $cases; do
           "PASS  st-kasan" "FAIL  kernel-health" "BUG: KASAN: slab-out-of-bounds" \
           "vm-test: 1 passed, 1 failed"
       fi ;;
-    vmhang) VM_TESTS="$st/st-vmhang.sh" VM_TEST_TIMEOUT=3600 VM_TIMEOUT=${SELFTEST_VM_TIMEOUT:-60} \
+    vmhang) VM_TESTS="$st/st-vmhang.sh" VM_TEST_TIMEOUT=3600 VM_TIMEOUT=${SELFTEST_VM_TIMEOUT:-90} \
              check vmhang 1 "FAIL  st-vmhang (did not finish" "qemu: timeout after" \
              "---- console tail ----" "| st-vmhang: hanging on purpose" "FAIL  kernel-health" \
              "vm-test: 0 passed, 2 failed" ;;
