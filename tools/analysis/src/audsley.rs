@@ -1,5 +1,6 @@
-//! Audsley's optimal priority assignment for GPU segments (Sec. 5.3 and
-//! 6.4 of the GCAPS paper).
+//! GPU priority assignment (Sec. 5.3 and 6.4 of the GCAPS paper): Audsley's
+//! optimal priority assignment, plus a search guided by response estimates
+//! (D12 in `docs/analysis.md`).
 //!
 //! GPU priority levels are filled from the lowest to the highest. At each
 //! level the candidates are the unassigned GPU-using real-time tasks that
@@ -7,21 +8,34 @@
 //! their core, so the same-core order rule (GPU order = CPU order on a
 //! core) holds by construction. A candidate is accepted if it passes the
 //! test at that level assuming every other unassigned task has a higher
-//! GPU priority; jitters use `D` instead of `R` (Sec. 6.4), which makes the
-//! test of a task depend only on the *set* of higher-GPU-priority tasks.
-//! Candidates are tried from the lowest CPU priority up (the paper's
-//! iteration order). At most `m(m+1)/2` single-task tests for `m`
+//! GPU priority. Candidates are tried from the lowest CPU priority up (the
+//! paper's iteration order). At most `m(m+1)/2` single-task tests for `m`
 //! GPU-using tasks.
 //!
-//! CPU-only tasks have no GPU priority, but their busy-waiting bound
-//! depends on the GPU priorities of others (D5 in `docs/analysis.md`), so
-//! the final assignment is checked for every task before it is returned.
+//! The first search uses the paper's test: jitters use `D` instead of `R`
+//! (Sec. 6.4), which makes the test of a task depend only on the *set* of
+//! higher-GPU-priority tasks. That test is much weaker than the analysis of
+//! a fixed assignment, so when it finds nothing, further searches replace
+//! `D_x` by response estimates (first the tasks' own work, then the bounds
+//! of the previous candidate assignment). Those tests only choose an
+//! assignment: every assignment is accepted only if the full analysis of
+//! that fixed assignment ([`pass`] in response mode, with the least fixed
+//! point of D11) passes, CPU-only tasks included (their busy-waiting bound
+//! depends on the GPU priorities of others, D5). An assignment that passes
+//! the paper's test always passes that check.
 
-use crate::rta::{build, fixed_point, pass, Ctx, Deps, Pass, View};
+use crate::model::Time;
+use crate::rta::{build, fixed_point, hold, pass, Ctx, Deps, Pass, St, Term, View};
+
+/// Estimate-guided searches after the paper's one (each is one Audsley run
+/// plus one check of its result).
+const GUIDED_ROUNDS: usize = 3;
+
+const UNASSIGNED: u32 = 1000;
 
 /// Returns the assigned GPU priorities (indexed like the tasks; CPU-only
 /// and best-effort entries unchanged from `gprio`) and the final analysis
-/// pass, or `None` if no assignment passes.
+/// pass, or `None` if no assignment found passes.
 pub(crate) fn assign(ctx: &Ctx, gprio: &[u32]) -> Option<(Vec<u32>, Pass)> {
     let n = ctx.p.len();
     let gpu: Vec<usize> = (0..n).filter(|&i| ctx.p[i].rt && ctx.p[i].gpu()).collect();
@@ -29,17 +43,92 @@ pub(crate) fn assign(ctx: &Ctx, gprio: &[u32]) -> Option<(Vec<u32>, Pass)> {
     if m == 0 || m > 99 {
         return None;
     }
-    const UNASSIGNED: u32 = 1000;
+    let mut terms = Vec::with_capacity(2 * n);
+    let mut tried: Vec<Vec<u32>> = Vec::new();
+    // The paper's test (D for every other task), then estimates: the own
+    // work of every task, then the bounds of the last candidate (D where it
+    // has none).
+    let mut est: Option<Vec<Time>> = None;
+    for round in 0..=GUIDED_ROUNDS {
+        let Some(g) = opa(ctx, gprio, &gpu, est.as_deref(), &mut terms) else {
+            if round == 0 {
+                est = Some(own_work(ctx));
+                continue;
+            }
+            return None;
+        };
+        if tried.contains(&g) {
+            return None;
+        }
+        let p = pass(ctx, &g, false, false);
+        if p.all_ok {
+            return Some((g, p));
+        }
+        est = Some(if round == 0 {
+            own_work(ctx)
+        } else {
+            (0..n)
+                .map(|x| match p.st[x] {
+                    St::Ok(r) => r,
+                    _ => ctx.p[x].deadline,
+                })
+                .collect()
+        });
+        tried.push(g);
+    }
+    None
+}
+
+fn own_work(ctx: &Ctx) -> Vec<Time> {
+    ctx.p
+        .iter()
+        .map(|p| p.c.saturating_add(p.gm).saturating_add(p.ge))
+        .collect()
+}
+
+/// One Audsley run. `est`: `None` for the paper's deadline-based test,
+/// else the response values assumed for every other task. Returns the GPU
+/// priorities with the ranks mapped to values.
+fn opa(
+    ctx: &Ctx,
+    gprio: &[u32],
+    gpu: &[usize],
+    est: Option<&[Time]>,
+    terms: &mut Vec<Term>,
+) -> Option<Vec<u32>> {
+    let n = ctx.p.len();
+    let m = gpu.len();
     let mut g = gprio.to_vec();
-    for &i in &gpu {
+    for &i in gpu {
         g[i] = UNASSIGNED;
     }
-    let st = vec![crate::rta::St::Pending; n];
-    let mut terms = Vec::with_capacity(2 * n);
+    let st = vec![St::Pending; n];
+    // With all tasks Pending the segment-open times depend only on the
+    // response values used (D or the estimates), not on the GPU priorities:
+    // compute them once.
+    let holds: Vec<Time> = {
+        let view = View {
+            deadline_mode: est.is_none(),
+            st: &st,
+            gprio: &g,
+            ahead: est,
+            holds: None,
+        };
+        let mut deps = Deps::default();
+        (0..n)
+            .map(|k| {
+                if ctx.p[k].rt && ctx.p[k].gpu() {
+                    hold(ctx, &view, k, &mut deps)
+                } else {
+                    0
+                }
+            })
+            .collect()
+    };
     let mut candidates = Vec::with_capacity(m);
     for level in 1..=m as u32 {
         candidates.clear();
-        for &c in &gpu {
+        for &c in gpu {
             if g[c] != UNASSIGNED {
                 continue;
             }
@@ -58,13 +147,15 @@ pub(crate) fn assign(ctx: &Ctx, gprio: &[u32]) -> Option<(Vec<u32>, Pass)> {
         for &c in &candidates {
             g[c] = level;
             let view = View {
-                deadline_mode: true,
+                deadline_mode: est.is_none(),
                 st: &st,
                 gprio: &g,
+                ahead: est,
+                holds: Some(&holds),
             };
             let mut deps = Deps::default();
-            let own = build(ctx, &view, c, &mut terms, &mut deps);
-            if fixed_point(own, &terms, ctx.p[c].deadline).is_some() {
+            let own = build(ctx, &view, c, terms, &mut deps);
+            if fixed_point(own, terms, ctx.p[c].deadline).is_some() {
                 chosen = Some(c);
                 break;
             }
@@ -79,14 +170,9 @@ pub(crate) fn assign(ctx: &Ctx, gprio: &[u32]) -> Option<(Vec<u32>, Pass)> {
     orig.sort_unstable();
     let distinct = orig.windows(2).all(|w| w[0] < w[1]);
     if distinct {
-        for &i in &gpu {
+        for &i in gpu {
             g[i] = orig[(g[i] - 1) as usize];
         }
     }
-    let final_pass = pass(ctx, &g, true, false);
-    if final_pass.all_ok {
-        Some((g, final_pass))
-    } else {
-        None
-    }
+    Some(g)
 }

@@ -218,6 +218,14 @@ pub(crate) struct View<'a> {
     pub st: &'a [St],
     /// GPU priority of each task (0 for best-effort / unused).
     pub gprio: &'a [u32],
+    /// Values used for `Pending` tasks instead of `D_x` (not flagged): the
+    /// previous iterate of the least-fixed-point iteration ([`lfp`]), or the
+    /// response estimates of a GPU priority search candidate test.
+    pub ahead: Option<&'a [Time]>,
+    /// Precomputed segment-open times ([`hold`]) by task, valid when they do
+    /// not depend on `st` (deadline mode, or all tasks `Pending` with
+    /// `ahead`).
+    pub holds: Option<&'a [Time]>,
 }
 
 /// Flags raised while building the terms of one task.
@@ -237,10 +245,13 @@ impl View<'_> {
         }
         match self.st[x] {
             St::Ok(r) => r,
-            St::Pending => {
-                deps.assumed = true;
-                d
-            }
+            St::Pending => match self.ahead {
+                Some(a) => a[x],
+                None => {
+                    deps.assumed = true;
+                    d
+                }
+            },
             St::Failed => {
                 deps.failed = true;
                 d
@@ -278,7 +289,10 @@ fn term(period: Time, resp: Time, demand: Time, with_jitter: bool) -> Term {
 /// up (suspend), and the CPU work its same-core higher-priority tasks can
 /// do while it holds the GPU (their CPU segments and segment-begin
 /// updates). Capped by k's response time (in deadline mode, `D_k`).
-fn hold(ctx: &Ctx, view: &View, k: usize, deps: &mut Deps) -> Time {
+pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, deps: &mut Deps) -> Time {
+    if let Some(h) = view.holds {
+        return h[k];
+    }
     let pk = &ctx.p[k];
     let eps = ctx.eps;
     let per_seg = 3 + u64::from(ctx.cfg.mode == WaitMode::Suspend);
@@ -403,19 +417,24 @@ pub(crate) fn build(
                             .saturating_add(eps.saturating_mul(4 * ph.eta));
                     terms.push(term(ph.period, 0, e, false));
                 } else {
-                    // Lemma 15.
-                    let e =
+                    // Lemma 15: C_h + G^m*_h.
+                    let mut e =
                         ph.c.saturating_add(ph.gm)
                             .saturating_add(eps.saturating_mul(2 * ph.eta));
-                    let r = view.resp(ctx, h, deps);
-                    terms.push(term(ph.period, r, e, true));
                     if igpu && ph.gpu() {
                         // Lemma 13 first term: G^e_h, plus the lock wait at
                         // the end of each segment and a lower task's update
-                        // at its wake-up while it keeps the GPU (D4).
-                        let e2 = ph.ge.saturating_add(eps.saturating_mul(2 * ph.eta));
-                        terms.push(term(ph.period, r, e2, true));
+                        // at its wake-up while it keeps the GPU (D4). Both
+                        // parts of a job's delay lie in h's response
+                        // window, so they form one demand with one jitter
+                        // R_h - e (D10), never more than two terms with
+                        // separate jitters.
+                        e = e
+                            .saturating_add(ph.ge)
+                            .saturating_add(eps.saturating_mul(2 * ph.eta));
                     }
+                    let r = view.resp(ctx, h, deps);
+                    terms.push(term(ph.period, r, e, true));
                 }
             }
             // Remote tasks whose open segments can delay tau_i: GPU priority
@@ -488,6 +507,57 @@ pub(crate) struct Pass {
     pub all_ok: bool,
 }
 
+/// Passes of the least-fixed-point iteration before giving up (then the
+/// single pass with `D` for tasks not analysed yet stands).
+const LFP_MAX_PASSES: usize = 64;
+
+/// The least fixed point of all bounds together (D11): starts every
+/// real-time task at its own work (a lower bound) and repeats passes, each
+/// task using the latest value of every other task, until nothing changes.
+/// The values only grow and stay below the least fixed point, so the result
+/// is the least vector `B` with `B = F(B)`; if every `B_x <= D_x`, it bounds
+/// the response times by the first-violation argument (at the first
+/// instant a job exceeds its bound, every other job has kept its own, so
+/// the job's interference is at most `F(B)`). `None` if some value exceeds
+/// its deadline (then no vector within the deadlines is self-consistent)
+/// or the iteration has not settled after `LFP_MAX_PASSES` passes.
+pub(crate) fn lfp(ctx: &Ctx, gprio: &[u32], terms: &mut Vec<Term>) -> Option<Vec<Time>> {
+    let n = ctx.p.len();
+    let mut est: Vec<Time> = ctx
+        .p
+        .iter()
+        .map(|p| p.c.saturating_add(p.gm).saturating_add(p.ge))
+        .collect();
+    let mut st = vec![St::Pending; n];
+    for _ in 0..LFP_MAX_PASSES {
+        st.iter_mut().for_each(|s| *s = St::Pending);
+        let mut changed = false;
+        for &i in &ctx.order {
+            let mut deps = Deps::default();
+            let view = View {
+                deadline_mode: false,
+                st: &st,
+                gprio,
+                ahead: Some(&est),
+                holds: None,
+            };
+            let own = build(ctx, &view, i, terms, &mut deps);
+            let r = fixed_point(own, terms, ctx.p[i].deadline)?;
+            changed |= r != est[i];
+            st[i] = St::Ok(r);
+        }
+        for &i in &ctx.order {
+            if let St::Ok(r) = st[i] {
+                est[i] = r;
+            }
+        }
+        if !changed {
+            return Some(est);
+        }
+    }
+    None
+}
+
 /// Analyses all real-time tasks with GPU priorities `gprio`. In response
 /// mode tasks are analysed by decreasing CPU priority and later tasks use
 /// the bounds of earlier ones; in deadline mode jitters use `D` (Sec. 6.4).
@@ -498,12 +568,15 @@ pub(crate) fn pass(ctx: &Ctx, gprio: &[u32], deadline_mode: bool, stop_early: bo
     let mut assumed = vec![false; n];
     let mut terms = Vec::with_capacity(n * 2);
     let mut all_ok = true;
+    let mut any_assumed = false;
     for &i in &ctx.order {
         let mut deps = Deps::default();
         let view = View {
             deadline_mode,
             st: &st,
             gprio,
+            ahead: None,
+            holds: None,
         };
         let own = build(ctx, &view, i, &mut terms, &mut deps);
         let r = if deps.failed {
@@ -512,6 +585,7 @@ pub(crate) fn pass(ctx: &Ctx, gprio: &[u32], deadline_mode: bool, stop_early: bo
             fixed_point(own, &terms, ctx.p[i].deadline)
         };
         assumed[i] = deps.assumed;
+        any_assumed |= deps.assumed;
         st[i] = match r {
             Some(r) => St::Ok(r),
             None => St::Failed,
@@ -521,6 +595,19 @@ pub(crate) fn pass(ctx: &Ctx, gprio: &[u32], deadline_mode: bool, stop_early: bo
             if stop_early {
                 break;
             }
+        }
+    }
+    if any_assumed && !deadline_mode {
+        // Some bound used D_x of a task analysed later (equal priorities or
+        // separate GPU priorities): the least fixed point of all bounds is
+        // never larger and may stay within the deadlines where this pass
+        // does not (D11). Without such a task the pass already is the least
+        // fixed point.
+        if let Some(v) = lfp(ctx, gprio, &mut terms) {
+            for &i in &ctx.order {
+                st[i] = St::Ok(v[i]);
+            }
+            return Pass { st, all_ok: true };
         }
     }
     if !all_ok {

@@ -40,7 +40,11 @@ fn cfg(mode: WaitMode, gpa: bool) -> Config {
 fn passes_only_with_separate_gpu_priorities() {
     // Baseline: b waits behind c's 61 ms segment and a's 30 ms -> miss.
     // Assignment: c gets the lowest GPU level (b fails there), b above it.
-    // c in deadline mode: 81.6 + ceil((R + 100 - 70.4)/100) * 70.4 = 363.2.
+    // The accepted assignment is analysed with response times (D12):
+    // b: 20.6 + a 30 + D7 (c's two updates, 0.2) = 50.8 (suspend);
+    // hold_b = 10 + 4 eps + a's 30 = 40.4, J = 50.8 - 40.4 = 10.4;
+    // c: 81.6 + ceil((R + 10.4)/100) * 40.4 = 162.4 (busy: own 81.5,
+    // hold 40.3 -> 162.1). In deadline mode c would get 363.2.
     let ts = parse_taskset(AB, "ab", Format::Toml).unwrap();
     for mode in [WaitMode::Busy, WaitMode::Suspend] {
         let base = analyze(&ts, &cfg(mode, false));
@@ -54,11 +58,38 @@ fn passes_only_with_separate_gpu_priorities() {
         assert_eq!(
             r.tasks[2].wcrt,
             Some(if mode == WaitMode::Suspend {
-                363_200_000
+                162_400_000
             } else {
-                362_700_000
+                162_100_000
             })
         );
+    }
+}
+
+#[test]
+fn assignment_accepted_by_response_time_check_d12() {
+    // AB with T_c = D_c = 200. Swapping b above c is schedulable:
+    // c = 162.4 (suspend) / 162.1 (busy) as above (ceil((162.4 + 10.6)/100)
+    // = 2 jobs of b; R_b = 51.0 with D7's second job of c), b = 51.0 / 50.9.
+    // The paper's test (D instead of R, Sec. 6.4) charges c for
+    // ceil((R + 100 - 40.4)/100) = 3 jobs of b: 202.8 > 200, so Audsley
+    // with that test alone finds nothing.
+    let src = AB.replace("period = 400.0", "period = 200.0");
+    let ts = parse_taskset(&src, "ab200", Format::Toml).unwrap();
+    for (mode, wb, wc) in [
+        (WaitMode::Suspend, 51_000_000, 162_400_000),
+        (WaitMode::Busy, 50_900_000, 162_100_000),
+    ] {
+        assert!(!analyze(&ts, &cfg(mode, false)).schedulable);
+        let r = analyze(&ts, &cfg(mode, true));
+        assert!(r.schedulable, "{mode:?}");
+        assert!(is_schedulable(&ts, &cfg(mode, true)));
+        assert_eq!(
+            r.assigned_gpu_priorities.unwrap(),
+            vec![("b".to_string(), 2), ("c".to_string(), 1)]
+        );
+        assert_eq!(r.tasks[1].wcrt, Some(wb));
+        assert_eq!(r.tasks[2].wcrt, Some(wc));
     }
 }
 

@@ -320,9 +320,10 @@ fn lemma10_remote_hold_includes_cpu_preemption_d4() {
 
 #[test]
 fn gcaps_equal_priorities_interfere_both_ways() {
-    // a and b share GPU priority 5. a is analysed first and uses D_b:
-    // hold_b = 2, J = 10 - 2 = 8: R_a = 2 + ceil((R+8)/10)*2 = 6.
-    // b uses R_a = 6: hold_a = 2, J = 4: R_b = 2 + 2 = 4.
+    // a and b share GPU priority 5 and each charges the other's hold 2.
+    // A single pass gives a 6 (with D_b: J = 10 - 2 = 8, two jobs of b)
+    // and b 4. The least fixed point of both (D11): R_a = R_b = 4
+    // (J = 4 - 2 = 2, ceil((4 + 2)/10) = 1 job).
     let t = ts(
         0.0,
         0.1,
@@ -333,8 +334,66 @@ fn gcaps_equal_priorities_interfere_both_ways() {
         ],
     );
     let c = cfg(Policy::Gcaps, WaitMode::Suspend);
-    assert_eq!(wcrt(&t, c, "a"), Some(ms(6.0)));
+    assert_eq!(wcrt(&t, c, "a"), Some(ms(4.0)));
     assert_eq!(wcrt(&t, c, "b"), Some(ms(4.0)));
+}
+
+#[test]
+fn separate_gpu_priorities_least_fixed_point_d11() {
+    // b (core 0, CPU prio 1) has GPU priority 3 above c (core 1, CPU
+    // prio 2); a (CPU-only, prio 3) preempts b. eps = 0.1, suspend.
+    // c is analysed before b. A single pass gives c D_b: hold_b = 10 +
+    // 4 eps + a's 30 = 40.4, J = 100 - 40.4, 81.6 + 3 * 40.4 = 202.8 > 200.
+    // The least fixed point: R_b = 20.6 + 30 + 2 * 0.2 (D7: c's updates)
+    // = 51.0, J_b = 10.6, R_c = 81.6 + 2 * 40.4 = 162.4.
+    let mut b = task(
+        "b",
+        0,
+        Some(1),
+        100.0,
+        vec![cpu(5.0), gpu(0.0, 10.0), cpu(5.0)],
+    );
+    b.gpu_priority = Some(3);
+    let t = ts(
+        0.1,
+        0.0,
+        1.024,
+        vec![
+            task("a", 0, Some(3), 100.0, vec![cpu(30.0)]),
+            b,
+            task(
+                "c",
+                1,
+                Some(2),
+                200.0,
+                vec![cpu(10.0), gpu(1.0, 60.0), cpu(10.0)],
+            ),
+        ],
+    );
+    let c = cfg(Policy::Gcaps, WaitMode::Suspend);
+    assert_eq!(wcrt(&t, c, "b"), Some(ms(51.0)));
+    assert_eq!(wcrt(&t, c, "c"), Some(ms(162.4)));
+    assert!(analyze(&t, &c).schedulable);
+}
+
+#[test]
+fn suspend_same_core_cpu_and_gpu_parts_share_one_jitter_d10() {
+    // As lemma13_15 with T_h = 16: R_h = 8. h's CPU part 3 and GPU part 4
+    // lie in one response window: one demand 7 with J = 8 - 7 = 1.
+    // R_i = 7 + ceil((R + 1)/16) * 7 = 14. (Two terms with J = 5 and 4
+    // would give 7 + 2 * 3 + 2 * 4 = 21.)
+    let t = ts(
+        0.5,
+        0.1,
+        1.0,
+        vec![
+            task("h", 0, Some(2), 16.0, vec![cpu(1.0), gpu(1.0, 3.0)]),
+            task("i", 0, Some(1), 100.0, vec![cpu(1.0), gpu(1.0, 2.0)]),
+        ],
+    );
+    let c = cfg(Policy::Gcaps, WaitMode::Suspend);
+    assert_eq!(wcrt(&t, c, "h"), Some(ms(8.0)));
+    assert_eq!(wcrt(&t, c, "i"), Some(ms(14.0)));
 }
 
 #[test]
