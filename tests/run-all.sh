@@ -25,6 +25,7 @@ step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
 step cargo-test cargo test --workspace --locked
 step policy-rustc-1.85 module/policy/check-rustc-1.85.sh
 step vm-test tests/vm/run.sh
+step vm-selftest tests/vm/selftest.sh
 
 echo "==> time per step:"
 sed 's/^/    /' "$LOGDIR/times.txt"
@@ -32,6 +33,7 @@ passed=0 failed=0
 while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
   sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/cargo-test.log"
   sed -nE 's/^vm-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-test.log"
+  sed -nE 's/^vm-selftest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-selftest.log"
 )
 echo "all: $passed passed, $failed failed"
 [ "$failed" = 0 ]

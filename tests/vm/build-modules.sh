@@ -35,8 +35,10 @@ if ! make -C "$kb" M="$stage" "${KMAKEVARS[@]}" "${tcvars[@]}" -j"$(nproc)" modu
   cat "$stage/build.log" >&2
   die "module build against the $variant kernel failed"
 fi
-# Show compiler warnings (the log is otherwise quiet on success).
-grep -E 'warning:|error:' "$stage/build.log" >&2 || true
+# Our modules build warning-free (rustc, clang/gcc and objtool): a warning fails the build.
+if grep -E 'warning:|error:|warning\(' "$stage/build.log" >&2; then
+  die "warnings in the module build against the $variant kernel"
+fi
 record_time "module-build-$variant" "$(elapsed "$t0")"
 
 rm -rf "$out"; mkdir -p "$out"
