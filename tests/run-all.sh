@@ -29,6 +29,7 @@ step vm-selftest tests/vm/selftest.sh
 
 echo "==> time per step:"
 sed 's/^/    /' "$LOGDIR/times.txt"
+echo "    total $SECONDS s"
 passed=0 failed=0
 while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
   sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/cargo-test.log"
