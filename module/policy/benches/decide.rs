@@ -3,8 +3,8 @@
 //! `cargo bench -p gcaps-policy`. No external harness: plain `Instant` timing.
 
 use gcaps_policy::{
-    build_runlist, Aperture, ChannelDesc, ClientId, DoubleBuffer, GpuPriority, Policy, SchedClass,
-    Timeslice, TsgSource, ENTRY_SIZE,
+    build_runlist, Aperture, ChannelDesc, ChannelEntry, ClientId, DoubleBuffer, GpuPriority,
+    Policy, SchedClass, Timeslice, TsgSource, ENTRY_SIZE,
 };
 use std::hint::black_box;
 use std::time::Instant;
@@ -15,13 +15,15 @@ const TSGS_PER_CLIENT: u32 = 4; // 16 * 4 = 64 TSGs of active clients
 const CHANNELS_PER_TSG: u32 = 2;
 const NON_GCAPS_KEY: u32 = 1_000_000;
 
-struct Channels(Vec<Vec<ChannelDesc>>);
+/// Channel entries are encoded once, when the driver binds a channel (as the kernel
+/// backend keeps them), so a rebuild copies them.
+struct Channels(Vec<Vec<ChannelEntry>>);
 
 impl TsgSource for Channels {
     fn timeslice(&self, _tsgid: u32) -> Timeslice {
         Timeslice::DEFAULT
     }
-    fn channels(&self, tsgid: u32) -> &[ChannelDesc] {
+    fn channels(&self, tsgid: u32) -> &[ChannelEntry] {
         self.0.get(tsgid as usize).map_or(&[], |v| v.as_slice())
     }
 }
@@ -59,13 +61,16 @@ fn setup() -> Setup {
         (0..TSGS)
             .map(|t| {
                 (0..CHANNELS_PER_TSG)
-                    .map(|k| ChannelDesc {
-                        chid: (t * CHANNELS_PER_TSG + k) % 4096,
-                        runqueue: 0,
-                        inst_addr: 0x1_0000_0000 + (u64::from(t) << 13) + (u64::from(k) << 12),
-                        inst_aperture: Aperture::SysMemCoherent,
-                        userd_addr: 0x8000_0000 + (u64::from(t * CHANNELS_PER_TSG + k) << 9),
-                        userd_aperture: Aperture::SysMemCoherent,
+                    .map(|k| {
+                        ChannelEntry::new(&ChannelDesc {
+                            chid: (t * CHANNELS_PER_TSG + k) % 4096,
+                            runqueue: 0,
+                            inst_addr: 0x1_0000_0000 + (u64::from(t) << 13) + (u64::from(k) << 12),
+                            inst_aperture: Aperture::SysMemCoherent,
+                            userd_addr: 0x8000_0000 + (u64::from(t * CHANNELS_PER_TSG + k) << 9),
+                            userd_aperture: Aperture::SysMemCoherent,
+                        })
+                        .unwrap()
                     })
                     .collect()
             })

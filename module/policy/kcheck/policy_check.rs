@@ -61,6 +61,7 @@ fn check() -> Result {
         userd_addr: 0x8000_0200,
         userd_aperture: policy::Aperture::SysMemCoherent,
     };
+    let ch = policy::ChannelEntry::new(&ch).map_err(|_| EINVAL)?;
     let mut w = policy::RunlistWriter::new(&mut buf);
     w.push_tsg(5, policy::Timeslice::DEFAULT, &[ch]).map_err(|_| EINVAL)?;
     if policy::read_entry(&buf, 1) != Some([0x8000_02a0, 0, 0x2345_6011, 1]) {

@@ -136,8 +136,8 @@ pub use self::policy::{
 #[allow(unused_imports)]
 pub use self::runlist::{
     build_runlist, decode_entry, encode_channel_entry, encode_tsg_entry, read_entry, Aperture,
-    ChannelDesc, Entry, RunlistError, RunlistWriter, Timeslice, TsgSource, ENTRY_SIZE,
-    MAX_CHANNELS_PER_TSG,
+    ChannelDesc, ChannelEntry, Entry, RunlistError, RunlistWriter, Timeslice, TsgSource,
+    ENTRY_SIZE, MAX_CHANNELS_PER_TSG,
 };
 #[allow(unused_imports)]
 pub use self::set::{TsgSet, TsgSetIter};

@@ -259,6 +259,32 @@ pub fn encode_channel_entry(ch: &ChannelDesc) -> Result<[u32; 4], RunlistError> 
     Ok(channel_words(ch))
 }
 
+/// A channel's runlist entry, validated and encoded once, when the driver binds the
+/// channel or its parameters change (the caller keeps it next to the channel), so a
+/// runlist rebuild only copies bytes. The only way to make one is [`ChannelEntry::new`],
+/// so every `ChannelEntry` is a valid channel entry.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ChannelEntry([u8; ENTRY_SIZE]);
+
+impl ChannelEntry {
+    /// Validates and encodes `ch`.
+    pub fn new(ch: &ChannelDesc) -> Result<Self, RunlistError> {
+        check_channel(ch)?;
+        Ok(Self(entry_bytes(channel_words(ch))))
+    }
+
+    /// The entry's four words.
+    pub fn words(&self) -> [u32; 4] {
+        let v = u128::from_le_bytes(self.0);
+        [
+            v as u32,
+            (v >> 32) as u32,
+            (v >> 64) as u32,
+            (v >> 96) as u32,
+        ]
+    }
+}
+
 /// Decodes one entry (the inverse of the two encoders).
 pub fn decode_entry(w: [u32; 4]) -> Result<Entry, RunlistError> {
     let [w0, w1, w2, w3] = w;
@@ -341,15 +367,12 @@ impl<'a> RunlistWriter<'a> {
         &mut self,
         tsgid: u32,
         timeslice: Timeslice,
-        channels: &[ChannelDesc],
+        channels: &[ChannelEntry],
     ) -> Result<(), RunlistError> {
         if channels.is_empty() {
             return Ok(());
         }
         let header = encode_tsg_entry(tsgid, timeslice, channels.len())?;
-        for ch in channels {
-            check_channel(ch)?;
-        }
         // channels.len() <= 128 here, so these cannot overflow in practice; checked
         // anyway.
         let needed = self
@@ -371,12 +394,12 @@ impl<'a> RunlistWriter<'a> {
         let start = self.bytes();
         let end = needed.checked_mul(ENTRY_SIZE).ok_or(too_small)?;
         let mut rest = self.buf.get_mut(start..end).ok_or(too_small)?;
-        let entries = core::iter::once(header).chain(channels.iter().map(channel_words));
-        for words in entries {
+        let entries = core::iter::once(entry_bytes(header)).chain(channels.iter().map(|c| c.0));
+        for bytes in entries {
             let (slot, tail) = rest
                 .split_first_chunk_mut::<ENTRY_SIZE>()
                 .ok_or(too_small)?;
-            *slot = entry_bytes(words);
+            *slot = bytes;
             rest = tail;
         }
         self.entries = needed;
@@ -388,8 +411,8 @@ impl<'a> RunlistWriter<'a> {
 pub trait TsgSource {
     /// Timeslice of the TSG.
     fn timeslice(&self, tsgid: u32) -> Timeslice;
-    /// The TSG's runnable channels (empty: the TSG is not listed).
-    fn channels(&self, tsgid: u32) -> &[ChannelDesc];
+    /// The TSG's runnable channels, already encoded (empty: the TSG is not listed).
+    fn channels(&self, tsgid: u32) -> &[ChannelEntry];
 }
 
 /// Builds a whole runlist for the TSGs in `set` (in increasing TSG id order) into

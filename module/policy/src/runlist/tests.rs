@@ -8,6 +8,13 @@ use super::*;
 use std::vec;
 use std::vec::Vec;
 
+fn enc(descs: &[ChannelDesc]) -> Vec<ChannelEntry> {
+    descs
+        .iter()
+        .map(|c| ChannelEntry::new(c).unwrap())
+        .collect()
+}
+
 fn ch(chid: u32, inst: u64, userd: u64) -> ChannelDesc {
     ChannelDesc {
         chid,
@@ -201,10 +208,10 @@ fn entry_validation_errors() {
 #[test]
 fn writer_produces_the_worked_example_bytes() {
     let mut buf = [0u8; 3 * ENTRY_SIZE];
-    let chans = [
+    let chans = enc(&[
         ch(17, 0x1_2345_6000, 0x8000_0200),
         ch(18, 0x1_2345_7000, 0x8000_0300),
-    ];
+    ]);
     let mut w = RunlistWriter::new(&mut buf);
     assert_eq!(w.capacity(), 3);
     w.push_tsg(5, Timeslice::DEFAULT, &chans).unwrap();
@@ -223,7 +230,7 @@ fn writer_produces_the_worked_example_bytes() {
 #[test]
 fn writer_buffer_too_small_writes_nothing() {
     let mut buf = [0xeeu8; 4 * ENTRY_SIZE + 7]; // 4 entries and a ragged tail
-    let chans = [ch(1, 0x1000, 0x100), ch(2, 0x2000, 0x200)];
+    let chans = enc(&[ch(1, 0x1000, 0x100), ch(2, 0x2000, 0x200)]);
     let mut w = RunlistWriter::new(&mut buf);
     assert_eq!(w.capacity(), 4);
     w.push_tsg(1, Timeslice::DEFAULT, &chans).unwrap();
@@ -250,15 +257,17 @@ fn writer_buffer_too_small_writes_nothing() {
 
 #[test]
 fn writer_validates_everything_before_writing() {
-    let mut buf = [0u8; 8 * ENTRY_SIZE];
-    let chans = [ch(1, 0x1000, 0x100), ch(2, 0x2001, 0x200)];
-    let mut w = RunlistWriter::new(&mut buf);
+    // Channels are validated when they are encoded, before any runlist is written.
     assert_eq!(
-        w.push_tsg(1, Timeslice::DEFAULT, &chans),
+        ChannelEntry::new(&ch(2, 0x2001, 0x200)),
         Err(RunlistError::MisalignedInstBlock(0x2001))
     );
-    assert_eq!(w.entries(), 0);
-    let many = vec![ch(1, 0x1000, 0x100); 129];
+    let good = ch(17, 0x1_2345_6000, 0x8000_0200);
+    assert_eq!(
+        ChannelEntry::new(&good).unwrap().words(),
+        encode_channel_entry(&good).unwrap()
+    );
+    let many = enc(&[ch(1, 0x1000, 0x100); 129]);
     let mut big = vec![0u8; 200 * ENTRY_SIZE];
     let mut w = RunlistWriter::new(&mut big);
     assert_eq!(
@@ -268,37 +277,46 @@ fn writer_validates_everything_before_writing() {
             count: 129
         })
     );
+    assert_eq!(w.entries(), 0);
+    assert_eq!(
+        w.push_tsg(0x1000, Timeslice::DEFAULT, &many[..1]),
+        Err(RunlistError::TsgIdOutOfRange(0x1000))
+    );
+    assert_eq!(w.entries(), 0);
     w.push_tsg(3, Timeslice::DEFAULT, &many[..128]).unwrap();
     assert_eq!(w.entries(), 129);
     // A TSG without channels is skipped.
     w.push_tsg(4, Timeslice::DEFAULT, &[]).unwrap();
     assert_eq!(w.entries(), 129);
-    assert!(buf.iter().all(|b| *b == 0));
+    // Nothing past the 129 entries was written by the rejected calls.
+    assert!(big[129 * ENTRY_SIZE..].iter().all(|b| *b == 0));
 }
 
 struct Src {
-    chans: Vec<Vec<ChannelDesc>>,
+    descs: Vec<Vec<ChannelDesc>>,
+    chans: Vec<Vec<ChannelEntry>>,
 }
 
 impl TsgSource for Src {
     fn timeslice(&self, tsgid: u32) -> Timeslice {
         Timeslice::encode(1000 + u64::from(tsgid))
     }
-    fn channels(&self, tsgid: u32) -> &[ChannelDesc] {
+    fn channels(&self, tsgid: u32) -> &[ChannelEntry] {
         self.chans.get(tsgid as usize).map_or(&[], |v| v.as_slice())
     }
 }
 
 #[test]
 fn build_runlist_lists_eligible_tsgs_in_id_order_and_round_trips() {
-    let chans: Vec<Vec<ChannelDesc>> = (0..130u32)
+    let descs: Vec<Vec<ChannelDesc>> = (0..130u32)
         .map(|t| {
             (0..t % 3)
                 .map(|i| ch(t * 3 + i, u64::from(t) << 12, u64::from(i) << 8))
                 .collect()
         })
         .collect();
-    let src = Src { chans };
+    let chans = descs.iter().map(|d| enc(d)).collect();
+    let src = Src { descs, chans };
     let mut set = TsgSet::<3>::EMPTY;
     for t in [129, 1, 2, 3, 64, 65] {
         set.insert(t);
@@ -312,7 +330,7 @@ fn build_runlist_lists_eligible_tsgs_in_id_order_and_round_trips() {
     }
     let mut expect = Vec::new();
     for t in [1u32, 2, 64, 65] {
-        let c = src.channels(t);
+        let c = &src.descs[t as usize];
         expect.push(Entry::Tsg {
             tsgid: t,
             timeslice: src.timeslice(t),
@@ -351,7 +369,7 @@ fn aperture_codes() {
 #[test]
 fn runlist_length_is_limited_to_the_16_bit_submit_field() {
     let mut buf = vec![0u8; (MAX_ENTRIES + 200) * ENTRY_SIZE];
-    let chans = vec![ch(1, 0x1000, 0x100); 128];
+    let chans = enc(&[ch(1, 0x1000, 0x100); 128]);
     let mut w = RunlistWriter::new(&mut buf);
     let mut pushed = 0;
     loop {
