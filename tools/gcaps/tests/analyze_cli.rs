@@ -208,3 +208,30 @@ fn empty_taskset() {
     let only_platform = &GOOD[..GOOD.find("[[task]]").unwrap()];
     expect(only_platform, &["empty taskset"]);
 }
+
+/// A reader that goes away (`gcaps analyze | head -0`) must not make the tool
+/// panic: the write fails with a broken pipe and the tool exits quietly.
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    for sub in [
+        &["analyze", "--format", "json"][..],
+        &["generate", "--seed", "1"][..],
+    ] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gcaps"))
+            .args(sub)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the read end before the tool writes its result.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{sub:?}: {err}");
+        assert!(
+            matches!(out.status.code(), Some(0) | Some(2)),
+            "{sub:?}: {:?}",
+            out.status
+        );
+    }
+}
