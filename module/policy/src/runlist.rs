@@ -253,6 +253,17 @@ fn entry_bytes(words: [u32; 4]) -> [u8; ENTRY_SIZE] {
     v.to_le_bytes()
 }
 
+/// The four words of 16 little-endian bytes (the inverse of [`entry_bytes`]).
+fn entry_words(bytes: [u8; ENTRY_SIZE]) -> [u32; 4] {
+    let v = u128::from_le_bytes(bytes);
+    [
+        v as u32,
+        (v >> 32) as u32,
+        (v >> 64) as u32,
+        (v >> 96) as u32,
+    ]
+}
+
 /// Encodes a channel entry.
 pub fn encode_channel_entry(ch: &ChannelDesc) -> Result<[u32; 4], RunlistError> {
     check_channel(ch)?;
@@ -269,19 +280,12 @@ pub struct ChannelEntry([u8; ENTRY_SIZE]);
 impl ChannelEntry {
     /// Validates and encodes `ch`.
     pub fn new(ch: &ChannelDesc) -> Result<Self, RunlistError> {
-        check_channel(ch)?;
-        Ok(Self(entry_bytes(channel_words(ch))))
+        encode_channel_entry(ch).map(|words| Self(entry_bytes(words)))
     }
 
     /// The entry's four words.
     pub fn words(&self) -> [u32; 4] {
-        let v = u128::from_le_bytes(self.0);
-        [
-            v as u32,
-            (v >> 32) as u32,
-            (v >> 64) as u32,
-            (v >> 96) as u32,
-        ]
+        entry_words(self.0)
     }
 }
 
@@ -321,13 +325,7 @@ pub fn read_entry(buf: &[u8], index: usize) -> Option<[u32; 4]> {
         .get(start..start.checked_add(ENTRY_SIZE)?)?
         .try_into()
         .ok()?;
-    let v = u128::from_le_bytes(*bytes);
-    Some([
-        v as u32,
-        (v >> 32) as u32,
-        (v >> 64) as u32,
-        (v >> 96) as u32,
-    ])
+    Some(entry_words(*bytes))
 }
 
 /// Writes runlist entries into a caller-provided byte buffer (e.g. the DMA buffer the
