@@ -15,10 +15,10 @@ analyze: ## Main job: analyse the embedded case-study taskset (gcaps analyze)
 test: ## All tests: fmt, clippy, cargo test, rustc-1.85 policy check, kernel + VM tests
 	tests/run-all.sh
 
-kernel: ## Build the fast test kernel (Linux 6.12 + Rust, gcc) into target/kernel/
+kernel: ## Build the fast test kernel (Linux 6.12 + Rust, gcc) into ~/.cache/gcaps/kernel/
 	tests/vm/build-kernel.sh fast
 
-kernel-debug: ## Build the debug test kernel (clang; lockdep + KASAN) into target/kernel/
+kernel-debug: ## Build the debug test kernel (clang; lockdep + KASAN) into ~/.cache/gcaps/kernel/
 	tests/vm/build-kernel.sh debug
 
 vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/tests/* (VM_KERNEL=fast|debug)

@@ -2,7 +2,7 @@
 # Builds module/policy/kcheck/policy_check.ko, a Rust kernel module that includes the
 # gcaps-policy crate with #[path], against a Rust-enabled kernel build directory.
 # Usage: module/policy/check-kernel.sh <kernel build dir> [extra make args, e.g. LLVM=-14]
-# Environment: BINDGEN (default: target/kernel/tools/bindgen-0.69.5/bin/bindgen),
+# Environment: BINDGEN (default: ~/.cache/gcaps/kernel/tools/bindgen-0.69.5/bin/bindgen),
 #              KCHECK_OUT (directory to copy the .ko to; default: none).
 # The build runs in a temporary copy, so the work tree stays clean.
 set -eu
@@ -10,7 +10,7 @@ kdir=${1:?usage: check-kernel.sh <kernel build dir> [make args]}
 shift
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-bindgen=${BINDGEN:-$repo/target/kernel/tools/bindgen-0.69.5/bin/bindgen}
+bindgen=${BINDGEN:-${XDG_CACHE_HOME:-$HOME/.cache}/gcaps/kernel/tools/bindgen-0.69.5/bin/bindgen}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/policy"

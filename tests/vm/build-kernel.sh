@@ -1,8 +1,9 @@
 #!/bin/bash
 # Usage: build-kernel.sh fast|debug
-# Builds (or reuses) the test kernel for a variant in target/kernel/build-<variant>-<key>/ and
-# points target/kernel/<variant> at it. <key> hashes sources, toolchain and config fragments, so
-# changing a fragment or a pinned version rebuilds; an unchanged kernel costs nothing.
+# Builds (or reuses) the test kernel for a variant in $KCACHE/build-<variant>-<key>/ (see
+# lib.sh). <key> hashes sources, toolchain and config fragments, so changing a fragment or a
+# pinned version rebuilds; an unchanged kernel costs nothing. Clones with different fragments
+# keep their own build dirs side by side (the scripts find theirs by key, not by a link).
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +24,7 @@ flock 9
 
 if [ -f "$bd/.vmtest-built" ] && [ -f "$bd/arch/x86/boot/bzImage" ]; then
   log "kernel $variant up to date: $bd"
-  ln -sfn "$(basename "$bd")" "$KCACHE/$variant"
+  touch "$bd"   # in use: keeps it from the stale-build sweep below
   exit 0
 fi
 
@@ -61,9 +62,7 @@ fi
 record_time "kernel-build-$variant" "$(elapsed "$t0")"
 grep -E '(^|[^a-z])(warning|error):' "$bd/build.log" | head -n 20 >&2 || true
 touch "$bd/.vmtest-built"
-ln -sfn "$(basename "$bd")" "$KCACHE/$variant"
-# Drop stale build dirs of this variant (each is 300+ MB).
-for old in "$KCACHE/build-$variant-"*; do
-  [ "$old" = "$bd" ] || [ "$old" = "$bd.lock" ] || rm -rf "$old"
-done
+# Drop build dirs of this variant unused for a week (each is 300+ MB; other clones may use
+# other keys).
+find "$KCACHE" -maxdepth 1 -name "build-$variant-*" -mtime +7 ! -path "$bd*" -exec rm -rf {} +
 log "kernel $variant ready: $(cat "$bd/include/config/kernel.release") $bd/arch/x86/boot/bzImage"

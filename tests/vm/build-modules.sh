@@ -2,7 +2,7 @@
 # Usage: build-modules.sh fast|debug <out dir>
 # Builds the out-of-tree modules of the root Kbuild against the variant's test kernel and copies
 # every resulting .ko into <out dir>. The build runs in a scratch copy of the repo's module
-# sources (target/kernel/modbuild-<variant>/), so the work tree stays clean and the fast and debug
+# sources (target/vm/modbuild-<variant>/), so the work tree stays clean and the fast and debug
 # builds never share objects. Relative paths (e.g. #[path = "../../module/policy/src/lib.rs"])
 # keep working because the copy mirrors the repo layout.
 set -euo pipefail
@@ -11,12 +11,13 @@ set -euo pipefail
 
 variant=${1:?usage: build-modules.sh fast|debug <out dir>}
 out=${2:?usage: build-modules.sh fast|debug <out dir>}
-kb=$KCACHE/$variant
+kb=$(kernel_build_dir "$variant")
 [ -f "$kb/.vmtest-built" ] || die "kernel $variant not built (tests/vm/build-kernel.sh $variant)"
 # shellcheck disable=SC2207
 tcvars=($(toolchain_makevars "$(variant_toolchain "$variant")"))
 
-stage=$KCACHE/modbuild-$variant
+stage=$VMWORK/modbuild-$variant
+mkdir -p "$VMWORK"
 exec 9>"$stage.lock"   # concurrent runs (e.g. vm-test and vm-selftest) share the scratch dir
 flock 9
 rm -rf "$stage"

@@ -1,10 +1,13 @@
 # shellcheck shell=bash disable=SC2034  # variables are used by the scripts that source this
 # Common settings for the VM test harness; sourced by the other scripts in tests/vm/.
-# Everything generated lives under target/kernel/ (git-ignored via /target/).
+# Two places: KCACHE (kernel source, tools, kernel builds) is shared by every clone on the
+# machine and lives outside the work tree, so repeated runs reuse the kernel and a fresh machine
+# builds it; VMWORK (module builds, runs) belongs to this clone (target/vm, git-ignored).
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$VM_DIR/../.." && pwd)
-KCACHE=${KCACHE:-$REPO_ROOT/target/kernel}
+KCACHE=${KCACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gcaps/kernel}
+VMWORK=${VMWORK:-$REPO_ROOT/target/vm}
 
 # Pinned toolchain (proven with Linux 6.12 + CONFIG_RUST; see ../shared/facts/kernel-build/).
 KSRC_PKG=linux-source-6.12

@@ -7,7 +7,7 @@
 #   VM_TESTS="paths..."     tests to run (default: tests/vm/tests/*); *.c are built statically
 #   VM_TEST_TIMEOUT=120     default per-test timeout (s); a test can set "vmtest-timeout=<s>"
 #   VM_TIMEOUT=<s>          whole-VM hard timeout (default: 180 + sum of per-test timeouts)
-#   VM_RUN_NAME=vm-test     name of the run (work dir target/kernel/runs/<name>-<variant>/)
+#   VM_RUN_NAME=vm-test     name of the run (work dir target/vm/runs/<name>-<variant>/)
 #   VM_KVM_PROBE_TIMEOUT=20 seconds allowed for the KVM probe boot
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
@@ -20,10 +20,10 @@ run_name=${VM_RUN_NAME:-vm-test}
 case "$accel" in auto|tcg|kvm) ;; *) die "VM_ACCEL must be auto, tcg or kvm (got '$accel')" ;; esac
 
 "$VM_DIR/build-kernel.sh" "$variant"
-kb=$KCACHE/$variant
+kb=$(kernel_build_dir "$variant")
 bzimage=$kb/arch/x86/boot/bzImage
 
-work=$KCACHE/runs/$run_name-$variant
+work=$VMWORK/runs/$run_name-$variant
 rm -rf "$work"
 mkdir -p "$work/bin" "$work/tests"
 

@@ -17,7 +17,7 @@ variant=${VM_KERNEL:-debug}
 st=$VM_DIR/selftest
 cases=${SELFTEST_CASES:-clean tests warn lockdep kasan vmhang}
 passed=0; failed=0
-outdir=$KCACHE/runs/selftest; mkdir -p "$outdir"
+outdir=$VMWORK/runs/selftest; mkdir -p "$outdir"
 
 # check <case> <expected exit: 0|nonzero> <fixed string that must appear in the report>...
 check() {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Install everything the kernel build and VM tests need; idempotent and quick when done already.
-#   Debian packages (pinned), bindgen-cli (cargo install into target/kernel/tools/),
-#   unpacked linux-source-6.12 (target/kernel/src/).
+#   Debian packages (pinned), bindgen-cli (cargo install into $KCACHE/tools/),
+#   unpacked linux-source-6.12 ($KCACHE/src/).
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -15,6 +15,11 @@ PACKAGES=(
   libclang-dev clang-14 lld-14 llvm-14
   qemu-system-x86 busybox-static
 )
+
+# Clones on one machine share KCACHE: one setup at a time.
+mkdir -p "$KCACHE"
+exec 8>"$KCACHE/setup.lock"
+flock 8
 
 missing=()
 for spec in "${PACKAGES[@]}"; do
