@@ -27,7 +27,7 @@ KMAKEVARS=(RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdo
 variant_fragments() {
   case "$1" in
     fast)  echo "base.config fast.config" ;;
-    debug) echo "base.config lockdep.config kasan.config debug.config" ;;
+    debug) echo "base.config lockdep.config kasan.config preempt.config detectors.config debug.config" ;;
     *) die "unknown kernel variant '$1' (fast|debug)" ;;
   esac
 }
