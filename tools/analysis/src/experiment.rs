@@ -13,9 +13,9 @@
 //! the thread count, the evaluation order, `-n`, or which other points or
 //! sweeps run.
 
+use crate::analyze::{is_schedulable, Config, GpuPolicy, WaitMode};
 use crate::generate::{derive_seed, fnv1a, generate_into, GenParams, Range, Scratch};
 use crate::model::{Platform, Taskset};
-use crate::rta::{is_schedulable, Config, Policy, WaitMode};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -31,7 +31,7 @@ pub struct Series {
 impl Series {
     /// A series for `policy` under `mode`, with or without the GPU priority
     /// assignment fallback of Sec. 5.3 / 6.4.
-    pub fn new(name: &'static str, policy: Policy, mode: WaitMode, gpa: bool) -> Self {
+    pub fn new(name: &'static str, policy: GpuPolicy, mode: WaitMode, gpa: bool) -> Self {
         Series {
             name,
             config: Config {
@@ -55,20 +55,25 @@ impl Series {
 /// analysis supports them.
 pub fn fig8_series() -> Vec<Series> {
     vec![
-        Series::new("tsg_rr_busy", Policy::TsgRr, WaitMode::Busy, false),
-        Series::new("tsg_rr_suspend", Policy::TsgRr, WaitMode::Suspend, false),
-        Series::new("gcaps_busy", Policy::Gcaps, WaitMode::Busy, true),
-        Series::new("gcaps_suspend", Policy::Gcaps, WaitMode::Suspend, true),
+        Series::new("tsg_rr_busy", GpuPolicy::TsgRr, WaitMode::Busy, false),
+        Series::new("tsg_rr_suspend", GpuPolicy::TsgRr, WaitMode::Suspend, false),
+        Series::new("gcaps_busy", GpuPolicy::Gcaps, WaitMode::Busy, true),
+        Series::new("gcaps_suspend", GpuPolicy::Gcaps, WaitMode::Suspend, true),
     ]
 }
 
 /// The Fig. 9 comparison: GCAPS with and without GPU priority assignment.
 pub fn fig9_series() -> Vec<Series> {
     vec![
-        Series::new("gcaps_busy", Policy::Gcaps, WaitMode::Busy, false),
-        Series::new("gcaps_busy_gpa", Policy::Gcaps, WaitMode::Busy, true),
-        Series::new("gcaps_suspend", Policy::Gcaps, WaitMode::Suspend, false),
-        Series::new("gcaps_suspend_gpa", Policy::Gcaps, WaitMode::Suspend, true),
+        Series::new("gcaps_busy", GpuPolicy::Gcaps, WaitMode::Busy, false),
+        Series::new("gcaps_busy_gpa", GpuPolicy::Gcaps, WaitMode::Busy, true),
+        Series::new("gcaps_suspend", GpuPolicy::Gcaps, WaitMode::Suspend, false),
+        Series::new(
+            "gcaps_suspend_gpa",
+            GpuPolicy::Gcaps,
+            WaitMode::Suspend,
+            true,
+        ),
     ]
 }
 
