@@ -22,7 +22,9 @@ use rand_chacha::ChaCha8Rng;
 /// One curve of a plot: a named analysis configuration.
 #[derive(Debug, Clone)]
 pub struct Series {
-    /// Name used in the CSV and the legend, e.g. `gcaps_busy`.
+    /// Name used in the CSV and the legend, e.g. `gcaps_busy_gpa`. One name
+    /// means one configuration in every sweep: `_gpa` with the GPU priority
+    /// assignment fallback, `_no_gpa` without.
     pub name: &'static str,
     /// The analysis run on every taskset.
     pub config: Config,
@@ -57,17 +59,27 @@ pub fn fig8_series() -> Vec<Series> {
     vec![
         Series::new("tsg_rr_busy", GpuPolicy::TsgRr, WaitMode::Busy, false),
         Series::new("tsg_rr_suspend", GpuPolicy::TsgRr, WaitMode::Suspend, false),
-        Series::new("gcaps_busy", GpuPolicy::Gcaps, WaitMode::Busy, true),
-        Series::new("gcaps_suspend", GpuPolicy::Gcaps, WaitMode::Suspend, true),
+        Series::new("gcaps_busy_gpa", GpuPolicy::Gcaps, WaitMode::Busy, true),
+        Series::new(
+            "gcaps_suspend_gpa",
+            GpuPolicy::Gcaps,
+            WaitMode::Suspend,
+            true,
+        ),
     ]
 }
 
 /// The Fig. 9 comparison: GCAPS with and without GPU priority assignment.
 pub fn fig9_series() -> Vec<Series> {
     vec![
-        Series::new("gcaps_busy", GpuPolicy::Gcaps, WaitMode::Busy, false),
+        Series::new("gcaps_busy_no_gpa", GpuPolicy::Gcaps, WaitMode::Busy, false),
         Series::new("gcaps_busy_gpa", GpuPolicy::Gcaps, WaitMode::Busy, true),
-        Series::new("gcaps_suspend", GpuPolicy::Gcaps, WaitMode::Suspend, false),
+        Series::new(
+            "gcaps_suspend_no_gpa",
+            GpuPolicy::Gcaps,
+            WaitMode::Suspend,
+            false,
+        ),
         Series::new(
             "gcaps_suspend_gpa",
             GpuPolicy::Gcaps,
@@ -129,7 +141,8 @@ pub struct Sweep {
     /// Name that keys the taskset seeds. Sweeps with the same key and the
     /// same parameter see identical tasksets at equal x (Fig. 9 reuses the
     /// tasksets of the utilisation sweep, so `gcaps_busy_gpa` there equals
-    /// `gcaps_busy` of Fig. 8b).
+    /// `gcaps_busy_gpa` of Fig. 8b: a series name always means one
+    /// analysis configuration).
     pub seed_key: &'static str,
 }
 
