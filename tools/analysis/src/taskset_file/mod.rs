@@ -18,7 +18,7 @@ mod rules;
 mod schema;
 mod write;
 
-pub use error::{Location, ParseError, ValidationError};
+pub use error::{escape_text, Location, ParseError, ValidationError};
 pub use rules::{validate, MAX_CPUS, MAX_TIME_MS};
 pub use write::{ms_string, to_json, to_toml};
 
