@@ -29,3 +29,8 @@ vm-selftest: ## Prove the VM harness catches failing/hung tests, WARN, lockdep a
 
 fuzz-fresh: ## Property tests with a fresh random seed (not CI; CI uses fixed seeds)
 	tools/analysis/fuzz-fresh.sh
+
+bench: ## Benchmarks that print figures: the analysis, the policy decision, the Fig. 8 sweep set
+	cargo bench --locked -p gcaps-analysis --bench analyze
+	cargo bench --locked -p gcaps-policy --bench decide
+	tools/gcaps/bench.sh

@@ -68,7 +68,12 @@ fn gcaps_own_updates_and_blocking_per_segment() {
     // Blocking (D6): suspend (1 + 2 eta + eta) eps = 7 * 0.1 = 0.7,
     //                busy    (1 + 2 eta) eps       = 5 * 0.1 = 0.5.
     // R = 8 + 0.4 + 0.7 = 9.1 (suspend), 8 + 0.4 + 0.5 = 8.9 (busy).
-    let t = ts(0.1, 0.0, 1.0, vec![task("A", 0, 5, 100.0, two_segments(0.5, 2.0))]);
+    let t = ts(
+        0.1,
+        0.0,
+        1.0,
+        vec![task("A", 0, 5, 100.0, two_segments(0.5, 2.0))],
+    );
     assert_eq!(
         wcrt(&t, GpuPolicy::Gcaps, WaitMode::Suspend, "A"),
         Some(ms(9.1))
