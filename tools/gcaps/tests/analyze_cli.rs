@@ -361,3 +361,22 @@ mod readme {
         );
     }
 }
+
+/// Clap echoes bad values raw over several lines: usage errors are one
+/// line with the user's text escaped.
+#[test]
+fn usage_error_is_one_escaped_line() {
+    let out = gcaps()
+        .args(["analyze", "--policy", "x\ny"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(!err.trim_end().chars().any(char::is_control), "{err:?}");
+    assert!(
+        err.starts_with("gcaps: error: invalid value 'x\\ny' for '--policy <POLICY>'"),
+        "{err:?}"
+    );
+    assert!(err.contains("[possible values: tsg-rr, gcaps]"), "{err:?}");
+}
