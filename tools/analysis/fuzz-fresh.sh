@@ -3,7 +3,7 @@
 # CI: `cargo test` always uses each file's fixed seed, so CI is
 # reproducible). Usage: tools/analysis/fuzz-fresh.sh [CASES] (default 2000).
 # A failure prints the seed to rerun with (PROPTEST_RNG_SEED=N) and proptest
-# writes the shrunk case to tools/analysis/proptest-regressions/; check that
+# writes the shrunk case to tools/analysis/tests/proptest-regressions/; check that
 # file in with the fix, so every later run replays it first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

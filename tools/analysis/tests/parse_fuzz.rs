@@ -44,7 +44,7 @@ const SEED: u64 = 0x6763_6170_7331;
 /// `PROPTEST_RNG_SEED` / `PROPTEST_CASES` in the environment override the
 /// seed / count (`make fuzz-fresh` runs with a fresh seed; not in CI).
 fn config(cases: u32) -> ProptestConfig {
-    use proptest::test_runner::{RngAlgorithm, RngSeed};
+    use proptest::test_runner::{FileFailurePersistence, RngAlgorithm, RngSeed};
     let mut c = ProptestConfig::default();
     if std::env::var_os("PROPTEST_CASES").is_none() {
         c.cases = cases;
@@ -53,6 +53,11 @@ fn config(cases: u32) -> ProptestConfig {
         c.rng_seed = RngSeed::Fixed(SEED);
     }
     c.rng_algorithm = RngAlgorithm::ChaCha;
+    // Failures found (e.g. by `make fuzz-fresh`) are saved here and replayed
+    // first by every later run once checked in (path relative to the crate).
+    c.failure_persistence = Some(Box::new(FileFailurePersistence::Direct(
+        "tests/proptest-regressions/parse_fuzz.txt",
+    )));
     c
 }
 
