@@ -4,6 +4,7 @@
 //! priority assignment, and the random taskset generator of Sec. 7.1.
 
 pub mod audsley;
+pub mod baseline;
 pub mod experiment;
 pub mod generate;
 pub mod model;
