@@ -2,7 +2,7 @@
 //! baseline-accepted set, and assignments respect the same-core order rule.
 
 use gcaps_analysis::model::{GpuSegment, Platform, Segment, Task, Taskset, Time};
-use gcaps_analysis::{analyze, is_schedulable, validate, Config, Policy, WaitMode};
+use gcaps_analysis::{analyze, is_schedulable, validate, Config, GpuPolicy, WaitMode};
 use proptest::prelude::*;
 
 const MS: Time = 1_000_000;
@@ -64,11 +64,11 @@ fn arb_taskset() -> impl Strategy<Value = Taskset> {
         .prop_filter("valid", |ts| validate(ts).is_ok())
 }
 
-const CONFIGS: [(Policy, WaitMode); 4] = [
-    (Policy::TsgRr, WaitMode::Busy),
-    (Policy::TsgRr, WaitMode::Suspend),
-    (Policy::Gcaps, WaitMode::Busy),
-    (Policy::Gcaps, WaitMode::Suspend),
+const CONFIGS: [(GpuPolicy, WaitMode); 4] = [
+    (GpuPolicy::TsgRr, WaitMode::Busy),
+    (GpuPolicy::TsgRr, WaitMode::Suspend),
+    (GpuPolicy::Gcaps, WaitMode::Busy),
+    (GpuPolicy::Gcaps, WaitMode::Suspend),
 ];
 
 fn cfg(i: usize, gpa: bool) -> Config {
@@ -127,7 +127,7 @@ proptest! {
     #[test]
     fn assignment_never_loses_and_respects_core_order(ts in arb_taskset(), busy in any::<bool>()) {
         let mode = if busy { WaitMode::Busy } else { WaitMode::Suspend };
-        let base = Config { policy: Policy::Gcaps, mode, gpu_priority_assignment: false };
+        let base = Config { policy: GpuPolicy::Gcaps, mode, gpu_priority_assignment: false };
         let gpa = Config { gpu_priority_assignment: true, ..base };
         let rb = analyze(&ts, &base);
         let ra = analyze(&ts, &gpa);

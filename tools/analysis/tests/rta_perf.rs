@@ -2,7 +2,7 @@
 //! only guards against pathological slowness).
 
 use gcaps_analysis::model::{GpuSegment, Platform, Segment, Task, Taskset};
-use gcaps_analysis::{is_schedulable, Config, Policy, WaitMode};
+use gcaps_analysis::{is_schedulable, Config, GpuPolicy, WaitMode};
 
 #[test]
 fn many_tasksets_quickly() {
@@ -47,14 +47,14 @@ fn many_tasksets_quickly() {
             },
             tasks,
         };
-        for policy in [Policy::TsgRr, Policy::Gcaps] {
+        for policy in [GpuPolicy::TsgRr, GpuPolicy::Gcaps] {
             for mode in [WaitMode::Busy, WaitMode::Suspend] {
                 is_schedulable(
                     &ts,
                     &Config {
                         policy,
                         mode,
-                        gpu_priority_assignment: policy == Policy::Gcaps,
+                        gpu_priority_assignment: policy == GpuPolicy::Gcaps,
                     },
                 );
                 n += 1;

@@ -3,7 +3,7 @@
 //! or usage.
 
 use gcaps_analysis::model::{Taskset, Time, NS_PER_MS};
-use gcaps_analysis::{analyze, parse_taskset, Config, Format, Policy, Report, WaitMode};
+use gcaps_analysis::{analyze, parse_taskset, Config, Format, GpuPolicy, Report, WaitMode};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -109,10 +109,10 @@ fn load(args: &Args) -> Result<Taskset, String> {
     parse_taskset(&text, &origin, format).map_err(|e| e.to_string())
 }
 
-fn policy_name(p: Policy) -> &'static str {
+fn policy_name(p: GpuPolicy) -> &'static str {
     match p {
-        Policy::TsgRr => "tsg-rr",
-        Policy::Gcaps => "gcaps",
+        GpuPolicy::TsgRr => "tsg-rr",
+        GpuPolicy::Gcaps => "gcaps",
     }
 }
 
@@ -238,8 +238,8 @@ pub fn run(args: Args) -> ExitCode {
     };
     let cfg = Config {
         policy: match args.policy {
-            PolicyArg::TsgRr => Policy::TsgRr,
-            PolicyArg::Gcaps => Policy::Gcaps,
+            PolicyArg::TsgRr => GpuPolicy::TsgRr,
+            PolicyArg::Gcaps => GpuPolicy::Gcaps,
         },
         mode: match args.mode {
             ModeArg::Busy => WaitMode::Busy,
@@ -247,7 +247,7 @@ pub fn run(args: Args) -> ExitCode {
         },
         gpu_priority_assignment: args.gpu_priority_assignment,
     };
-    if cfg.gpu_priority_assignment && cfg.policy == Policy::TsgRr {
+    if cfg.gpu_priority_assignment && cfg.policy == GpuPolicy::TsgRr {
         eprintln!(
             "gcaps analyze: note: --gpu-priority-assignment has no effect with --policy tsg-rr (no GPU priorities)"
         );
