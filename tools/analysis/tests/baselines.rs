@@ -229,7 +229,8 @@ fn remote_higher_priority_sections() {
 // MPCP: beta = 6 + ceil((B + 7)/10)*2: 1 -> 8 -> 10 -> 10, cap
 //   1*ceil(17/10) = 2 jobs of r2 (job-driven: ceil((41+7)/10) = 5).
 //   a: own 40 + 1 = 41; B^L 6; r2 2*2 -> 51.
-// FMLP+: r2 and x ahead once each: 41 + 2 + 6 = 49.
+// FMLP+: r2 waits for a and x once each: 3 + 1 + 6 = 10; a waits for r2
+//   and x once each: 41 + 2 + 6 = 49.
 #[test]
 fn request_driven_cap_and_lower_direct_blocking() {
     let t = ts(
@@ -242,8 +243,8 @@ fn request_driven_cap_and_lower_direct_blocking() {
     );
     for p in [MPCP, FMLP] {
         for m in [BUSY, SUSP] {
-            let want = if p == MPCP { 51.0 } else { 49.0 };
-            assert_eq!(wcrts(&t, p, m), some(&[9.0, want, 10.0]), "{p:?} {m:?}");
+            let want = if p == MPCP { [9.0, 51.0, 10.0] } else { [10.0, 49.0, 10.0] };
+            assert_eq!(wcrts(&t, p, m), some(&want), "{p:?} {m:?}");
         }
     }
 }
