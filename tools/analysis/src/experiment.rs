@@ -69,7 +69,12 @@ pub fn fig8_series() -> Vec<Series> {
         Series::new("mpcp_busy", GpuPolicy::Mpcp, WaitMode::Busy, false),
         Series::new("mpcp_suspend", GpuPolicy::Mpcp, WaitMode::Suspend, false),
         Series::new("fmlp+_busy", GpuPolicy::FmlpPlus, WaitMode::Busy, false),
-        Series::new("fmlp+_suspend", GpuPolicy::FmlpPlus, WaitMode::Suspend, false),
+        Series::new(
+            "fmlp+_suspend",
+            GpuPolicy::FmlpPlus,
+            WaitMode::Suspend,
+            false,
+        ),
     ]
 }
 

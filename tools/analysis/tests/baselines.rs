@@ -72,8 +72,20 @@ fn example() -> Taskset {
     ts(
         0.0,
         vec![
-            task("t1", 0, Some(3), 80.0, vec![cpu(2.5), gpu(2.0, 8.0), cpu(2.5)]),
-            task("t2", 1, Some(2), 100.0, vec![cpu(5.0), gpu(3.0, 9.0), cpu(5.0)]),
+            task(
+                "t1",
+                0,
+                Some(3),
+                80.0,
+                vec![cpu(2.5), gpu(2.0, 8.0), cpu(2.5)],
+            ),
+            task(
+                "t2",
+                1,
+                Some(2),
+                100.0,
+                vec![cpu(5.0), gpu(3.0, 9.0), cpu(5.0)],
+            ),
             task(
                 "t3",
                 0,
@@ -127,8 +139,16 @@ fn example2() -> Taskset {
 #[test]
 fn second_example_cpu_only_and_cross_core() {
     for p in [MPCP, FMLP] {
-        assert_eq!(wcrts(&example2(), p, SUSP), some(&[23.0, 29.0, 43.0]), "{p:?}");
-        assert_eq!(wcrts(&example2(), p, BUSY), some(&[23.0, 37.0, 43.0]), "{p:?}");
+        assert_eq!(
+            wcrts(&example2(), p, SUSP),
+            some(&[23.0, 29.0, 43.0]),
+            "{p:?}"
+        );
+        assert_eq!(
+            wcrts(&example2(), p, BUSY),
+            some(&[23.0, 37.0, 43.0]),
+            "{p:?}"
+        );
     }
 }
 
@@ -157,7 +177,13 @@ fn cpu_only_under_hpp() -> Taskset {
     ts(
         0.5,
         vec![
-            task("h", 0, Some(9), 50.0, vec![cpu(2.0), gpu(1.0, 10.0), cpu(1.0)]),
+            task(
+                "h",
+                0,
+                Some(9),
+                50.0,
+                vec![cpu(2.0), gpu(1.0, 10.0), cpu(1.0)],
+            ),
             task("a", 0, Some(5), 100.0, vec![cpu(20.0)]),
         ],
     )
@@ -169,8 +195,16 @@ fn cpu_only_under_hpp() -> Taskset {
 #[test]
 fn same_core_higher_priority_cpu_only_task() {
     for p in [MPCP, FMLP] {
-        assert_eq!(wcrts(&cpu_only_under_hpp(), p, BUSY), some(&[14.5, 34.5]), "{p:?}");
-        assert_eq!(wcrts(&cpu_only_under_hpp(), p, SUSP), some(&[14.5, 24.0]), "{p:?}");
+        assert_eq!(
+            wcrts(&cpu_only_under_hpp(), p, BUSY),
+            some(&[14.5, 34.5]),
+            "{p:?}"
+        );
+        assert_eq!(
+            wcrts(&cpu_only_under_hpp(), p, SUSP),
+            some(&[14.5, 24.0]),
+            "{p:?}"
+        );
     }
 }
 
@@ -201,7 +235,13 @@ fn remote_higher() -> Taskset {
                 0,
                 Some(5),
                 200.0,
-                vec![cpu(50.0), gpu(0.5, 0.5), cpu(50.0), gpu(0.5, 0.5), cpu(10.0)],
+                vec![
+                    cpu(50.0),
+                    gpu(0.5, 0.5),
+                    cpu(50.0),
+                    gpu(0.5, 0.5),
+                    cpu(10.0),
+                ],
             ),
         ],
     )
@@ -217,7 +257,11 @@ fn remote_higher() -> Taskset {
 fn remote_higher_priority_sections() {
     for p in [MPCP, FMLP] {
         for m in [BUSY, SUSP] {
-            assert_eq!(wcrts(&remote_higher(), p, m), some(&[6.0, 120.0]), "{p:?} {m:?}");
+            assert_eq!(
+                wcrts(&remote_higher(), p, m),
+                some(&[6.0, 120.0]),
+                "{p:?} {m:?}"
+            );
         }
     }
 }
@@ -243,7 +287,11 @@ fn request_driven_cap_and_lower_direct_blocking() {
     );
     for p in [MPCP, FMLP] {
         for m in [BUSY, SUSP] {
-            let want = if p == MPCP { [9.0, 51.0, 10.0] } else { [10.0, 49.0, 10.0] };
+            let want = if p == MPCP {
+                [9.0, 51.0, 10.0]
+            } else {
+                [10.0, 49.0, 10.0]
+            };
             assert_eq!(wcrts(&t, p, m), some(&want), "{p:?} {m:?}");
         }
     }
@@ -330,7 +378,13 @@ fn local_lower_boosting_gpu_task() {
 #[test]
 fn boosting_limited_to_eta_plus_one() {
     let mut t = local_lower(1);
-    t.tasks[1].segments = vec![cpu(1.0), gpu(0.5, 0.5), gpu(0.5, 0.5), gpu(0.5, 0.5), gpu(0.5, 0.5)];
+    t.tasks[1].segments = vec![
+        cpu(1.0),
+        gpu(0.5, 0.5),
+        gpu(0.5, 0.5),
+        gpu(0.5, 0.5),
+        gpu(0.5, 0.5),
+    ];
     assert_eq!(wcrts(&t, MPCP, BUSY)[0], Some(19.0));
     assert_eq!(wcrts(&t, MPCP, SUSP)[0], Some(16.0));
     assert_eq!(wcrts(&t, FMLP, BUSY)[0], Some(17.0));

@@ -95,6 +95,39 @@ fn json_shape() {
 }
 
 #[test]
+fn lock_based_baselines() {
+    let f = file(GOOD, ".toml");
+    for policy in ["mpcp", "fmlp+"] {
+        for mode in ["busy", "suspend"] {
+            let out = gcaps()
+                .args([
+                    "analyze", "--format", "json", "--policy", policy, "--mode", mode,
+                ])
+                .arg(f.path())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{policy} {mode}");
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["policy"], policy);
+            assert_eq!(v["mode"], mode);
+            // 1 + 10 + theta: one lock acquisition, no runlist update.
+            assert_eq!(v["tasks"][0]["wcrt"], 11.2, "{policy} {mode}");
+            assert!(v["tasks"][1]["wcrt"].is_null());
+        }
+        let out = gcaps()
+            .args(["analyze", "--policy", policy])
+            .arg(f.path())
+            .output()
+            .unwrap();
+        let s = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            s.starts_with(&format!("policy {policy}, mode suspend")),
+            "{s}"
+        );
+    }
+}
+
+#[test]
 fn json_input_is_detected() {
     let ts = gcaps_analysis::parse_taskset(GOOD, "g", gcaps_analysis::Format::Toml).unwrap();
     let f = file(&gcaps_analysis::to_json(&ts), ".json");

@@ -126,11 +126,7 @@ impl Ctx {
             .collect();
         let mut order: Vec<usize> = (0..tasks.len()).filter(|&i| tasks[i].rt).collect();
         order.sort_by(|&a, &b| tasks[b].prio.cmp(&tasks[a].prio).then(a.cmp(&b)));
-        Ctx {
-            tasks,
-            busy,
-            order,
-        }
+        Ctx { tasks, busy, order }
     }
 
     /// True if `x` is a real-time task other than `i` with a CPU priority at

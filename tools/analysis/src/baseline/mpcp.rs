@@ -113,10 +113,8 @@ impl Mpcp {
             .map(|k| {
                 let mut term = lock_hp[k];
                 if let Some(b) = beta {
-                    term.cap = eta.saturating_mul(ceil_div(
-                        b.saturating_add(term.jitter),
-                        term.period,
-                    ));
+                    term.cap =
+                        eta.saturating_mul(ceil_div(b.saturating_add(term.jitter), term.period));
                 }
                 term
             })
@@ -163,10 +161,7 @@ impl Delay for Mpcp {
             let tl = &ctx.tasks[l];
             let n = jobs(t, w, tl.period);
             let footprint = if ctx.busy { &tl.cs } else { &tl.misc };
-            d = d.saturating_add(greedy(
-                footprint.iter().map(|&f| (f, n)),
-                self.eta + 1,
-            ));
+            d = d.saturating_add(greedy(footprint.iter().map(|&f| (f, n)), self.eta + 1));
         }
         d
     }
