@@ -97,7 +97,7 @@ fn example() -> Taskset {
     )
 }
 
-// MPCP, worked example. W = G (B3), self not charged (B6/B7 fix DEV-2, DEV-6).
+// MPCP, worked example. W = G (B3), self not charged (B6, B7: DEV-2, DEV-6).
 // t1: own 15; B^L = max lower cs = 12 (t2); B^P = 2 boosted sections of t3
 //     (eta+1 = 2, t3 has ceil((t+200)/200) = 2 jobs): suspend 2*G^m = 4,
 //     busy 2*G = 16.  -> 31 / 43.
@@ -114,7 +114,7 @@ fn mpcp_worked_example() {
 
 // FMLP+, worked example. t1: 15 + 2*8 (t3 boosted or ahead, eta+1 = 2)
 //     + 12 (t2 ahead once) = 43.  t2: 22 + 10 + 8 = 40.
-// t3: t1 same core with its whole segment (B9: t1 can be ahead in the FIFO
+// t3: t1 same core with its whole segment (B8: t1 can be ahead in the FIFO
 //     queue, suspend mode too): e = 15, J = 28; t2: min(2, ceil((t+40)/100))*12.
 //     33 -> 60 -> 75 -> 87 -> 87 in both modes (the reference: 71 / 87).
 #[test]
@@ -250,7 +250,7 @@ fn remote_higher() -> Taskset {
 // r: 5 + a's section (lower, held at r's request; FIFO: ahead) 1 = 6.
 // a: own 112.
 // MPCP: r's sections, job-driven ceil((t + 6 - 4)/30)*4, capped by the
-//   request-driven count (B5): beta = 4 (one job of r per wait), cap =
+//   request-driven count (B6): beta = 4 (one job of r per wait), cap =
 //   2*ceil((4+2)/30) = 2 -> +8: a = 120 (job-driven alone: 112 -> 128 -> 132).
 // FMLP+: one request of r ahead of each of a's: min(2, n_r)*4 = 8: a = 120.
 #[test]
@@ -346,7 +346,7 @@ fn local_lower(eta: usize) -> Taskset {
     )
 }
 
-// CPU-only a (eta = 0): one boosted section of l at release (B6 MPCP, B10
+// CPU-only a (eta = 0): one boosted section of l at release (B7 MPCP, B9
 // FMLP+): busy G + theta = 11 -> 21; suspend G^m = 2 -> 12.
 #[test]
 fn local_lower_boosting_cpu_only_task() {
@@ -392,7 +392,7 @@ fn boosting_limited_to_eta_plus_one() {
 }
 
 // Best-effort GPU tasks take the lock too (B1) and have no response-time
-// bound, so their requests are not counted by jobs (B8): a best-effort `b`
+// bound, so their requests are not counted by jobs (B5): a best-effort `b`
 // with one section of 3 on a's core blocks each of a's 3 requests + release.
 // a: own 10 + 3*1 + 3*2 = 19 (theta 1, cs 2); b: cs 3 + 1 = 4.
 // MPCP busy: B^P 4*4, B^L 3*4 -> 47; suspend: B^P 4*1 (G^m) + 12 -> 35.
@@ -408,7 +408,7 @@ fn best_effort_lock_users_unbounded_count() {
 }
 
 // When the set fails, bounds are recomputed counting the requests of
-// lower-priority tasks as unbounded (B8): the lowest task `l` misses, and
+// lower-priority tasks as unbounded (B5): the lowest task `l` misses, and
 // a's bound no longer assumes R_l <= D_l: 4 sections instead of 2.
 // MPCP busy a: 19 + B^P 4*11 + B^L 3*11 = 96.
 #[test]
@@ -422,7 +422,7 @@ fn failing_set_bounds_do_not_assume_lower_deadlines() {
 
 // Equal priorities interfere both ways (as for the other policies). `a`
 // uses D_b for b's jitter (b is analysed later): ceil((20 + 90)/100) = 2
-// jobs of b: 30; b then uses R_a = 30: 20. Valid since both pass (B8).
+// jobs of b: 30; b then uses R_a = 30: 20. Valid since both pass (B5).
 #[test]
 fn equal_priorities_count_as_higher() {
     let t = ts(

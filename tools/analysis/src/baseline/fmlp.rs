@@ -9,13 +9,13 @@
 //! * `e_h`: same-core higher-priority delay per job (B4,
 //!   [`Ctx::hpp_demand`]): with a GPU-using `τ_i` it includes `h`'s whole
 //!   critical sections, since `h`'s request can be ahead of `τ_i`'s in the
-//!   FIFO queue (B9).
+//!   FIFO queue (B8).
 //! * Remote tasks of any priority, best-effort ones included: at most one
 //!   request ahead of each request of `τ_i` (FIFO, one outstanding request
 //!   per task), `L_x` the longest critical section.
 //! * Same-core lower-priority tasks: one critical section per non-critical
 //!   interval of `τ_i` (release and after each of its critical sections),
-//!   boosted or ahead in the queue (B10); `f_l = L_l`, or `G^m` for a
+//!   boosted or ahead in the queue (B9); `f_l = L_l`, or `G^m` for a
 //!   CPU-only self-suspending `τ_i`.
 //! * `n_x(t) = η_x·ceil((t + R_x)/T_x)`: requests of `x`'s jobs that can
 //!   overlap the window.

@@ -2,7 +2,7 @@
 //! GPU segment is a critical section on one global GPU lock, managed by
 //! MPCP ([`mpcp`]) or by the partitioned FMLP+ ([`fmlp`]). The bounds follow
 //! the published analyses (`/work/shared/facts/baselines-mpcp-fmlp.md`) with
-//! the departures B1..Bn of `docs/analysis.md`; the code cites them.
+//! the departures B1..B9 of `docs/analysis.md`; the code cites them.
 //!
 //! Model (B1, B2): the lock holder uses the GPU exclusively; every GPU-using
 //! task of the taskset, best-effort ones included, takes the lock for each
@@ -183,7 +183,7 @@ enum St {
 pub(crate) struct View<'a> {
     st: &'a [St],
     /// Count the requests of a lower-priority task not analysed yet as
-    /// unbounded instead of assuming `R_x <= D_x` (B8).
+    /// unbounded instead of assuming `R_x <= D_x` (B5).
     lower_unbounded: bool,
     /// Set when `D_x` stood for the response time of a task not analysed
     /// yet: such a bound holds only if every task meets its deadline.
@@ -210,7 +210,7 @@ impl View<'_> {
 
     /// The window in which `x`'s jobs can be active, for counting its
     /// requests: `R_x`, or `None` when the count is unbounded (best-effort
-    /// tasks, tasks without a bound, B8).
+    /// tasks, tasks without a bound, B5).
     pub fn window(&mut self, ctx: &Ctx, x: usize, i: usize) -> Option<Time> {
         if !ctx.tasks[x].rt {
             return None;
@@ -344,7 +344,7 @@ fn pass(ctx: &Ctx, protocol: Protocol, lower_unbounded: bool, stop_early: bool) 
 ///
 /// The first pass counts the requests of lower-priority tasks (analysed
 /// later) over `D_x`: those bounds hold if every task meets its deadline
-/// (first-violation argument, B8). If some task misses, the bounds are
+/// (first-violation argument, B5). If some task misses, the bounds are
 /// recomputed counting such requests as unbounded, and bounds that still
 /// assumed `R_x <= D_x` (equal priorities) are withdrawn.
 pub fn bounds(ts: &Taskset, protocol: Protocol, busy: bool, stop_early: bool) -> Bounds {

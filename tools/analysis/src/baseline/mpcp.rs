@@ -9,13 +9,13 @@
 //! * `e_h`: same-core higher-priority delay per job (B4, [`Ctx::hpp_demand`]).
 //! * `B^H`: critical sections of remote higher-priority tasks that `τ_i`
 //!   waits for: job-driven, capped by the request-driven count over `η_i`
-//!   waits of at most `β_i` each (B5).
+//!   waits of at most `β_i` each (B6).
 //! * `B^L`: one lower-priority critical section per request of `τ_i` (the
 //!   one holding the lock when it asks), the `η_i` largest over all cores.
 //! * `B^P`: lower-priority critical sections of `τ_i`'s core that run
 //!   boosted while `τ_i` is ready: at most one per task per non-critical
 //!   interval of `τ_i`, `η_i + 1` in all per task, each `G` + θ when
-//!   busy-waiting and `G^m` when self-suspending (B6).
+//!   busy-waiting and `G^m` when self-suspending (B7).
 
 use super::{ceil_div, jobs, Ctx, Delay, Term, View};
 use crate::model::Time;
@@ -26,7 +26,7 @@ type Cs = (Time, Option<Time>, Time);
 pub(crate) struct Mpcp {
     /// Same-core higher-priority tasks (CPU and lock, B4).
     local: Vec<Term>,
-    /// Remote higher-priority tasks (lock only, B5).
+    /// Remote higher-priority tasks (lock only, B6).
     remote: Vec<Term>,
     /// η_i.
     eta: Time,
@@ -101,7 +101,7 @@ impl Mpcp {
             }
         }
         lower_cs.sort_by(|a, b| b.0.cmp(&a.0));
-        // Request-driven cap (B5): each of the eta_i waits lasts at most
+        // Request-driven cap (B6): each of the eta_i waits lasts at most
         // beta_i and meets at most ceil((beta_i + J_h)/T_h) jobs of h.
         let beta = if eta > 0 {
             request_wait(w_low, &lock_hp, ti.deadline)
@@ -156,7 +156,7 @@ impl Delay for Mpcp {
             self.lower_cs.iter().map(|&(c, w, p)| (c, jobs(t, w, p))),
             self.eta,
         ));
-        // B^P: boosted lower-priority critical sections on tau_i's core (B6).
+        // B^P: boosted lower-priority critical sections on tau_i's core (B7).
         for &(l, w) in &self.boost {
             let tl = &ctx.tasks[l];
             let n = jobs(t, w, tl.period);
