@@ -100,7 +100,7 @@ impl Mpcp {
                 boost.push((l, win));
             }
         }
-        lower_cs.sort_by(|a, b| b.0.cmp(&a.0));
+        lower_cs.sort_by_key(|c| std::cmp::Reverse(c.0));
         // Request-driven cap (B6): each of the eta_i waits lasts at most
         // beta_i and meets at most ceil((beta_i + J_h)/T_h) jobs of h.
         let beta = if eta > 0 {
