@@ -411,5 +411,8 @@ fn usage_error_is_one_escaped_line() {
         err.starts_with("gcaps: error: invalid value 'x\\ny' for '--policy <POLICY>'"),
         "{err:?}"
     );
-    assert!(err.contains("[possible values: tsg-rr, gcaps]"), "{err:?}");
+    assert!(
+        err.contains("[possible values: tsg-rr, gcaps, mpcp, fmlp+]"),
+        "{err:?}"
+    );
 }
