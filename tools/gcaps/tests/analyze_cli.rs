@@ -127,6 +127,28 @@ fn lock_based_baselines() {
     }
 }
 
+/// Bad input gets the same error under every policy (the file is read and
+/// validated before any analysis).
+#[test]
+fn bad_input_errors_do_not_depend_on_the_policy() {
+    let bad = GOOD.replace("priority = 70", "priority = 0");
+    let f = file(&bad, ".toml");
+    let mut errors = Vec::new();
+    for policy in ["gcaps", "tsg-rr", "mpcp", "fmlp+"] {
+        let out = gcaps()
+            .args(["analyze", "--policy", policy])
+            .arg(f.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{policy}");
+        assert!(out.stdout.is_empty());
+        errors.push(String::from_utf8(out.stderr).unwrap());
+    }
+    assert!(errors[0].contains("'priority'"), "{}", errors[0]);
+    assert_eq!(errors[0].lines().count(), 1);
+    assert!(errors.iter().all(|e| *e == errors[0]), "{errors:?}");
+}
+
 #[test]
 fn json_input_is_detected() {
     let ts = gcaps_analysis::parse_taskset(GOOD, "g", gcaps_analysis::Format::Toml).unwrap();
