@@ -66,10 +66,15 @@ fn main() {
         "{:<8} {:<8} {:<4} {:>11} {:>14} {:>12} {:>14}",
         "policy", "mode", "gpa", "schedulable", "is_sched us", "analyze us", "analyses/s"
     );
-    for policy in [GpuPolicy::TsgRr, GpuPolicy::Gcaps] {
+    for policy in [
+        GpuPolicy::TsgRr,
+        GpuPolicy::Gcaps,
+        GpuPolicy::Mpcp,
+        GpuPolicy::FmlpPlus,
+    ] {
         for mode in [WaitMode::Busy, WaitMode::Suspend] {
             for gpa in [false, true] {
-                if gpa && policy == GpuPolicy::TsgRr {
+                if gpa && policy != GpuPolicy::Gcaps {
                     continue;
                 }
                 let cfg = Config {
@@ -94,6 +99,8 @@ fn main() {
                     match policy {
                         GpuPolicy::TsgRr => "tsg-rr",
                         GpuPolicy::Gcaps => "gcaps",
+                        GpuPolicy::Mpcp => "mpcp",
+                        GpuPolicy::FmlpPlus => "fmlp+",
                     },
                     match mode {
                         WaitMode::Busy => "busy",

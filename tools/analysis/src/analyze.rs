@@ -4,6 +4,7 @@
 //! [`crate::gpu_priorities`]. Top layer: built on [`crate::wcrt`] and
 //! [`crate::gpu_priorities`], used by the CLI and the experiments.
 
+use crate::baseline::{self, Protocol};
 use crate::gpu_priorities;
 use crate::model::{Taskset, Time};
 use crate::wcrt::{file_gprio, pass, Ctx, Pass, St};
@@ -87,8 +88,47 @@ fn task_results(ts: &Taskset, cfg: &Config, gprio: &[u32], p: &Pass) -> Vec<Task
         .collect()
 }
 
+/// The locking protocol of a lock-based baseline policy.
+fn protocol(policy: GpuPolicy) -> Option<Protocol> {
+    match policy {
+        GpuPolicy::TsgRr | GpuPolicy::Gcaps => None,
+        GpuPolicy::Mpcp => Some(Protocol::Mpcp),
+        GpuPolicy::FmlpPlus => Some(Protocol::FmlpPlus),
+    }
+}
+
+/// The report of a lock-based baseline (no GPU priorities: the lock queue
+/// follows CPU priorities or arrival order; the shown GPU priority is the
+/// file's, as for tsg-rr).
+fn baseline_report(ts: &Taskset, cfg: &Config, p: Protocol) -> Report {
+    let b = baseline::bounds(ts, p, cfg.mode == WaitMode::Busy, false);
+    let tasks = ts
+        .tasks
+        .iter()
+        .zip(b.wcrt)
+        .map(|(t, wcrt)| TaskResult {
+            name: t.name.clone(),
+            best_effort: t.is_best_effort(),
+            priority: t.priority,
+            gpu_priority: t.effective_gpu_priority(),
+            wcrt,
+            deadline: t.deadline,
+            schedulable: t.is_best_effort() || wcrt.is_some(),
+        })
+        .collect();
+    Report {
+        schedulable: b.schedulable,
+        config: *cfg,
+        tasks,
+        assigned_gpu_priorities: None,
+    }
+}
+
 /// Bounds the WCRT of every real-time task of `ts` under `cfg`.
 pub fn analyze(ts: &Taskset, cfg: &Config) -> Report {
+    if let Some(p) = protocol(cfg.policy) {
+        return baseline_report(ts, cfg, p);
+    }
     let ctx = Ctx::new(ts, cfg.policy, cfg.mode);
     let gprio = file_gprio(ts);
     let base = pass(&ctx, &gprio, false, false);
@@ -120,6 +160,9 @@ pub fn analyze(ts: &Taskset, cfg: &Config) -> Report {
 /// Fast schedulability test (stops at the first miss); agrees with
 /// `analyze(ts, cfg).schedulable`.
 pub fn is_schedulable(ts: &Taskset, cfg: &Config) -> bool {
+    if let Some(p) = protocol(cfg.policy) {
+        return baseline::bounds(ts, p, cfg.mode == WaitMode::Busy, true).schedulable;
+    }
     let ctx = Ctx::new(ts, cfg.policy, cfg.mode);
     let gprio = file_gprio(ts);
     if pass(&ctx, &gprio, false, true).all_ok {

@@ -53,8 +53,8 @@ impl Series {
 /// The Fig. 8 comparison. GCAPS uses the GPU priority assignment as in the
 /// paper ("we first run the response time test with the default RM
 /// priorities, and if the test fails, try again with separate priorities
-/// for GPU segments"). MPCP and FMLP+ go here, one line each, once the
-/// analysis supports them.
+/// for GPU segments"). MPCP and FMLP+ treat each GPU segment as a critical
+/// section (the paper's synchronization-based baselines).
 pub fn fig8_series() -> Vec<Series> {
     vec![
         Series::new("tsg_rr_busy", GpuPolicy::TsgRr, WaitMode::Busy, false),
@@ -65,6 +65,15 @@ pub fn fig8_series() -> Vec<Series> {
             GpuPolicy::Gcaps,
             WaitMode::Suspend,
             true,
+        ),
+        Series::new("mpcp_busy", GpuPolicy::Mpcp, WaitMode::Busy, false),
+        Series::new("mpcp_suspend", GpuPolicy::Mpcp, WaitMode::Suspend, false),
+        Series::new("fmlp+_busy", GpuPolicy::FmlpPlus, WaitMode::Busy, false),
+        Series::new(
+            "fmlp+_suspend",
+            GpuPolicy::FmlpPlus,
+            WaitMode::Suspend,
+            false,
         ),
     ]
 }

@@ -11,6 +11,7 @@
 
 pub mod analyze;
 pub mod audsley;
+pub mod baseline;
 pub mod experiment;
 pub mod generate;
 pub mod gpu_priorities;

@@ -64,11 +64,15 @@ fn arb_taskset() -> impl Strategy<Value = Taskset> {
         .prop_filter("valid", |ts| validate(ts).is_ok())
 }
 
-const CONFIGS: [(GpuPolicy, WaitMode); 4] = [
+const CONFIGS: [(GpuPolicy, WaitMode); 8] = [
     (GpuPolicy::TsgRr, WaitMode::Busy),
     (GpuPolicy::TsgRr, WaitMode::Suspend),
     (GpuPolicy::Gcaps, WaitMode::Busy),
     (GpuPolicy::Gcaps, WaitMode::Suspend),
+    (GpuPolicy::Mpcp, WaitMode::Busy),
+    (GpuPolicy::Mpcp, WaitMode::Suspend),
+    (GpuPolicy::FmlpPlus, WaitMode::Busy),
+    (GpuPolicy::FmlpPlus, WaitMode::Suspend),
 ];
 
 fn cfg(i: usize, gpa: bool) -> Config {
@@ -108,7 +112,7 @@ proptest! {
     #![proptest_config(config(200))]
 
     #[test]
-    fn adding_work_never_helps(ts in arb_taskset(), c in 0usize..4, t in any::<prop::sample::Index>(),
+    fn adding_work_never_helps(ts in arb_taskset(), c in 0usize..CONFIGS.len(), t in any::<prop::sample::Index>(),
                                s in any::<prop::sample::Index>(), add in 1u64..5000, which in 0u8..2) {
         let cfg = cfg(c, false);
         let before = analyze(&ts, &cfg);
@@ -135,7 +139,7 @@ proptest! {
     }
 
     #[test]
-    fn shrinking_a_period_never_helps(ts in arb_taskset(), c in 0usize..4, t in any::<prop::sample::Index>(), f in 50u64..100) {
+    fn shrinking_a_period_never_helps(ts in arb_taskset(), c in 0usize..CONFIGS.len(), t in any::<prop::sample::Index>(), f in 50u64..100) {
         let cfg = cfg(c, false);
         let before = analyze(&ts, &cfg);
         let mut less = ts.clone();

@@ -17,6 +17,11 @@ enum PolicyArg {
     TsgRr,
     /// GCAPS preemptive priority-based GPU scheduling (Lemmas 8-15).
     Gcaps,
+    /// GPU segments as critical sections under MPCP (lock-based baseline).
+    Mpcp,
+    /// GPU segments as critical sections under FMLP+ (lock-based baseline).
+    #[value(name = "fmlp+")]
+    FmlpPlus,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -118,6 +123,8 @@ fn policy_name(p: GpuPolicy) -> &'static str {
     match p {
         GpuPolicy::TsgRr => "tsg-rr",
         GpuPolicy::Gcaps => "gcaps",
+        GpuPolicy::Mpcp => "mpcp",
+        GpuPolicy::FmlpPlus => "fmlp+",
     }
 }
 
@@ -245,6 +252,8 @@ pub fn run(args: Args) -> ExitCode {
         policy: match args.policy {
             PolicyArg::TsgRr => GpuPolicy::TsgRr,
             PolicyArg::Gcaps => GpuPolicy::Gcaps,
+            PolicyArg::Mpcp => GpuPolicy::Mpcp,
+            PolicyArg::FmlpPlus => GpuPolicy::FmlpPlus,
         },
         mode: match args.mode {
             ModeArg::Busy => WaitMode::Busy,
@@ -252,9 +261,10 @@ pub fn run(args: Args) -> ExitCode {
         },
         gpu_priority_assignment: args.gpu_priority_assignment,
     };
-    if cfg.gpu_priority_assignment && cfg.policy == GpuPolicy::TsgRr {
+    if cfg.gpu_priority_assignment && cfg.policy != GpuPolicy::Gcaps {
         eprintln!(
-            "gcaps analyze: note: --gpu-priority-assignment has no effect with --policy tsg-rr (no GPU priorities)"
+            "gcaps analyze: note: --gpu-priority-assignment has no effect with --policy {} (no GPU priorities)",
+            policy_name(cfg.policy)
         );
     }
     let report = analyze(&ts, &cfg);

@@ -95,6 +95,61 @@ fn json_shape() {
 }
 
 #[test]
+fn lock_based_baselines() {
+    let f = file(GOOD, ".toml");
+    for policy in ["mpcp", "fmlp+"] {
+        for mode in ["busy", "suspend"] {
+            let out = gcaps()
+                .args([
+                    "analyze", "--format", "json", "--policy", policy, "--mode", mode,
+                ])
+                .arg(f.path())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{policy} {mode}");
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["policy"], policy);
+            assert_eq!(v["mode"], mode);
+            // 1 + 10 + theta: one lock acquisition, no runlist update.
+            assert_eq!(v["tasks"][0]["wcrt"], 11.2, "{policy} {mode}");
+            assert!(v["tasks"][1]["wcrt"].is_null());
+        }
+        let out = gcaps()
+            .args(["analyze", "--policy", policy])
+            .arg(f.path())
+            .output()
+            .unwrap();
+        let s = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            s.starts_with(&format!("policy {policy}, mode suspend")),
+            "{s}"
+        );
+    }
+}
+
+/// Bad input gets the same error under every policy (the file is read and
+/// validated before any analysis).
+#[test]
+fn bad_input_errors_do_not_depend_on_the_policy() {
+    let bad = GOOD.replace("priority = 70", "priority = 0");
+    let f = file(&bad, ".toml");
+    let mut errors = Vec::new();
+    for policy in ["gcaps", "tsg-rr", "mpcp", "fmlp+"] {
+        let out = gcaps()
+            .args(["analyze", "--policy", policy])
+            .arg(f.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{policy}");
+        assert!(out.stdout.is_empty());
+        errors.push(String::from_utf8(out.stderr).unwrap());
+    }
+    assert!(errors[0].contains("'priority'"), "{}", errors[0]);
+    assert_eq!(errors[0].lines().count(), 1);
+    assert!(errors.iter().all(|e| *e == errors[0]), "{errors:?}");
+}
+
+#[test]
 fn json_input_is_detected() {
     let ts = gcaps_analysis::parse_taskset(GOOD, "g", gcaps_analysis::Format::Toml).unwrap();
     let f = file(&gcaps_analysis::to_json(&ts), ".json");
@@ -378,5 +433,8 @@ fn usage_error_is_one_escaped_line() {
         err.starts_with("gcaps: error: invalid value 'x\\ny' for '--policy <POLICY>'"),
         "{err:?}"
     );
-    assert!(err.contains("[possible values: tsg-rr, gcaps]"), "{err:?}");
+    assert!(
+        err.contains("[possible values: tsg-rr, gcaps, mpcp, fmlp+]"),
+        "{err:?}"
+    );
 }

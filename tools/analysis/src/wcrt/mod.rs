@@ -42,6 +42,12 @@ pub enum GpuPolicy {
     TsgRr,
     /// GCAPS priority-based preemptive GPU context scheduling (Sec. 6.3).
     Gcaps,
+    /// GPU segments as critical sections under MPCP (bounded by
+    /// [`crate::baseline`], not by this module).
+    Mpcp,
+    /// GPU segments as critical sections under FMLP+ (bounded by
+    /// [`crate::baseline`], not by this module).
+    FmlpPlus,
 }
 
 /// How a task waits for its pure GPU work.

@@ -19,6 +19,9 @@ pub(crate) fn build(
     match ctx.policy {
         GpuPolicy::TsgRr => tsg_rr::build(ctx, view, i, terms, deps),
         GpuPolicy::Gcaps => gcaps::build(ctx, view, i, terms, deps),
+        // `crate::analyze` bounds the lock-based baselines with
+        // `crate::baseline` and never builds a context for them.
+        GpuPolicy::Mpcp | GpuPolicy::FmlpPlus => unreachable!("lock-based baseline in wcrt"),
     }
 }
 
