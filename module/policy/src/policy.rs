@@ -138,8 +138,6 @@ pub enum Error {
     UnknownClient,
     /// No free client slot.
     ClientTableFull,
-    /// Another registered client already uses this key.
-    DuplicateKey,
     /// A priority outside `1..=99`.
     PriorityOutOfRange,
     /// A best-effort client asked for an explicit GPU priority.
@@ -373,7 +371,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         Some(ClientId { slot, gen: c.gen })
     }
 
-    /// The registered client with this key, if any (O(clients)).
+    /// The first registered client (in slot order) with this key, if any (O(clients)).
     pub fn client_by_key(&self, key: ProcessKey) -> Option<ClientId> {
         self.clients
             .iter()
@@ -449,17 +447,17 @@ impl<const W: usize, const C: usize> Policy<W, C> {
     /// after this call. `class` is its initial class (each `seg_begin` gives the class
     /// anew). Never changes the eligible set.
     ///
-    /// Errors: [`Error::PriorityOutOfRange`], [`Error::DuplicateKey`],
-    /// [`Error::ClientTableFull`] (checked in this order).
+    /// Several clients may share a key (a process with several open files): each of
+    /// them owns the process's TSGs.
+    ///
+    /// Errors: [`Error::PriorityOutOfRange`], [`Error::ClientTableFull`] (checked in
+    /// this order).
     pub fn register(
         &mut self,
         key: ProcessKey,
         class: SchedClass,
     ) -> Result<(ClientId, Outcome), Error> {
         let prio = class_to_raw(class)?;
-        if self.client_by_key(key).is_some() {
-            return Err(Error::DuplicateKey);
-        }
         let (c, slot) = self
             .clients
             .iter_mut()
@@ -578,9 +576,9 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         let k = self.key_slot_mut(tsgid).ok_or(Error::TsgOutOfRange)?;
         *k = owner_key;
         self.exists.insert(tsgid);
-        if let Some(o) = self.owned_by_key_mut(owner_key) {
+        self.for_owned_by_key(owner_key, |o| {
             o.insert(tsgid);
-        }
+        });
         Ok(self.finish(false))
     }
 
@@ -595,9 +593,9 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         *k = 0;
         self.exists.remove(tsgid);
         self.always.remove(tsgid);
-        if let Some(o) = self.owned_by_key_mut(owner_key) {
+        self.for_owned_by_key(owner_key, |o| {
             o.remove(tsgid);
-        }
+        });
         Ok(self.finish(false))
     }
 
@@ -682,13 +680,14 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         self.tsg_key.get_mut(t / 64)?.get_mut(t % 64)
     }
 
-    /// The owned-TSG set of the registered client with this key, if any. O(C).
-    fn owned_by_key_mut(&mut self, key: ProcessKey) -> Option<&mut TsgSet<W>> {
-        let slot = self
-            .clients
-            .iter()
-            .position(|c| c.registered && c.key == key)?;
-        self.owned.get_mut(slot)
+    /// Applies `f` to the owned-TSG set of every registered client with this key.
+    /// O(C + T/64 per match).
+    fn for_owned_by_key(&mut self, key: ProcessKey, mut f: impl FnMut(&mut TsgSet<W>)) {
+        for (c, o) in self.clients.iter().zip(self.owned.iter_mut()) {
+            if c.registered && c.key == key {
+                f(o);
+            }
+        }
     }
 
     fn clear_owned(&mut self, slot: usize) {

@@ -2,9 +2,10 @@
 //!
 //! Breadth-first search over every sequence of events up to `DEPTH` events long,
 //! starting from a populated initial state, with 4 clients of mixed priorities (two
-//! equal real-time, one higher real-time, one best-effort), GPU-priority overrides,
-//! the class read at begin differing from the registered one, client exit and re-registration, and driver TSG events (create,
-//! destroy with id reuse by another process, content change, always-eligible marks,
+//! equal real-time, one higher real-time, one best-effort that shares its process key
+//! with the first: two open files of one process), GPU-priority overrides, the class
+//! read at begin differing from the registered one, client exit and
+//! re-registration, and driver TSG events (create, destroy with id reuse by another process, content change, always-eligible marks,
 //! out-of-range ids) over 4 TSG ids spanning two bit-set words.
 //!
 //! After every step the implementation is compared with a deliberately simple
@@ -22,8 +23,9 @@ use std::time::Instant;
 type P = Policy<2, 4>;
 
 const ROLES: usize = 4;
-/// Process keys of the roles.
-const KEYS: [u64; ROLES] = [10, 11, 12, 13];
+/// Process keys of the roles: role 3 is a second open file (client) of role 0's
+/// process, so both own that process's TSGs.
+const KEYS: [u64; ROLES] = [10, 11, 12, 10];
 /// Key of a process that never uses gcaps.
 const OTHER: u64 = 99;
 /// Initial classes: two equal real-time, one higher real-time, one best-effort.
@@ -237,10 +239,9 @@ impl Ref {
         let mut content = false;
         match ev {
             Ev::Register(r) => {
-                // Role r always registers with its initial class.
-                if self.clients[r].registered {
-                    return Err(Error::DuplicateKey);
-                }
+                // Role r always registers with its initial class; `Node::step` never
+                // registers a role twice (a second client of a process is another role).
+                assert!(!self.clients[r].registered);
                 self.clients[r] = RefClient {
                     registered: true,
                     cpu: Self::cpu_of(CLASSES[r]),
@@ -418,6 +419,11 @@ impl Node {
                 trace.iter().flatten().collect::<Vec<_>>()
             )
         };
+        if let Ev::Register(r) = ev {
+            if self.reference.clients[r].registered {
+                return None; // not applicable: the role's handle is in use
+            }
+        }
         let mut n = self.clone();
         let want = n.reference.apply(ev);
         let got = match ev {
@@ -516,13 +522,15 @@ impl Node {
         for r in 0..ROLES {
             let mine = rf.owned_by(r);
             if pending & (1 << r) != 0 {
-                // A pending client's TSGs are off the runlist (unless always-eligible).
+                // A pending client's TSGs are off the runlist, unless always-eligible
+                // or also the winner's (a client of the same process runs).
                 let always = (0..TSGS.len())
                     .filter(|&i| rf.tsgs[i].is_some_and(|(_, a)| a))
                     .map(|i| 1 << i)
                     .sum::<u32>();
+                let winners = winner.map_or(0, |w| rf.owned_by(w));
                 assert_eq!(
-                    elig & mine & !always,
+                    elig & mine & !always & !winners,
                     0,
                     "pending role {r} eligible, {}",
                     ctx()

@@ -425,8 +425,9 @@ fn errors_leave_the_state_unchanged() {
     rejects(&mut p, Error::NoOpenSegment, |p| p.seg_end(b));
     // Duplicate key.
     let before = p.clone();
-    assert_eq!(p.register(1, BE), Err(Error::DuplicateKey));
-    assert_eq!(p, before);
+    p.register(1, BE).unwrap();
+    assert_ne!(p, before);
+    p = before;
     // TSGs.
     rejects(&mut p, Error::TsgExists, |p| p.tsg_create(1, 5));
     rejects(&mut p, Error::TsgOutOfRange, |p| p.tsg_create(128, 5));
@@ -452,9 +453,34 @@ fn client_table_full() {
     let before = p.clone();
     assert_eq!(p.register(100, BE), Err(Error::ClientTableFull));
     assert_eq!(p, before);
-    // Error order: priority, then duplicate key, then full.
+    // Error order: priority, then full.
     assert_eq!(p.register(100, RT(0)), Err(Error::PriorityOutOfRange));
-    assert_eq!(p.register(3, BE), Err(Error::DuplicateKey));
+}
+
+#[test]
+fn clients_sharing_a_key_all_own_its_tsgs() {
+    // Two open files of one process: two clients, one key.
+    let mut p = P::new();
+    p.tsg_create(1, 7).unwrap();
+    let a = reg(&mut p, 7, RT(10));
+    let b = reg(&mut p, 7, RT(20));
+    let c = reg(&mut p, 8, RT(15));
+    p.tsg_create(2, 7).unwrap();
+    p.tsg_create(3, 8).unwrap();
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    assert_eq!(elig(&p), [1, 2]);
+    p.seg_begin(c, cls(&p, c), INH).unwrap();
+    assert_eq!(elig(&p), [3]);
+    p.seg_begin(b, cls(&p, b), INH).unwrap();
+    assert_eq!(elig(&p), [1, 2]);
+    assert_eq!(p.client_status(a), Ok(ClientStatus::Pending));
+    // Destroying a TSG removes it from every client of the key.
+    assert!(p.tsg_destroy(1).unwrap().changed);
+    p.seg_end(b).unwrap();
+    assert_eq!(elig(&p), [3]);
+    p.seg_end(c).unwrap();
+    assert_eq!(elig(&p), [2]);
+    assert_eq!(p.client_by_key(7), Some(a));
 }
 
 #[test]
