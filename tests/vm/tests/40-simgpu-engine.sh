@@ -104,7 +104,7 @@ echo "exclusion: the hog ran $n items meanwhile"
 # times out (100 ms), the driver clears the engine and resubmits; the work still completes.
 r0=$(stat recoveries); o0=$(stat timeouts)
 t0=$(( $(gpuclient --now) + 2000000000 ))
-gpuclient --no-gcaps --tag R --work 100 --start-at $t0 --report >r.out & r=$!
+gpuclient --no-gcaps --tag R --work 300 --start-at $t0 --report >r.out & r=$!
 waitline r.out CLIENT
 tr_=$(field r.out CLIENT tsg)
 simgpuctl --at $((t0 + 20000000)) stall 150 exclude "$tr_" include "$tr_"
