@@ -13,7 +13,8 @@
  * --prio P: SCHED_FIFO priority P (1..99); 0 (default) stays SCHED_OTHER (best-effort).
  * Each segment: GCAPS_IOC_SEG_BEGIN (unless --no-gcaps), --hold-ms of CPU spinning, the work of
  * --work ms submitted as --split pieces (each waited for before the next), GCAPS_IOC_SEG_END;
- * --gap-ms of sleep between segments. --work 0: a segment without GPU work (only --hold-ms). --busy waits by polling (SIMGPU_WAIT_POLL in a loop),
+ * --gap-ms of sleep between segments. --work 0: a segment without GPU work (only --hold-ms);
+ * --no-gpu: do not open the GPU at all (a /dev/gcaps client without TSGs; implies --work 0). --busy waits by polling (SIMGPU_WAIT_POLL in a loop),
  * --suspend (default) by blocking. --hog: endless best-effort work (two items of --work ms in
  * flight, so the TSG always has work), one ITEM line per finished item with --report.
  *
@@ -124,7 +125,7 @@ static void wait_item(uint64_t seqno, struct simgpu_completion *c)
 int main(int argc, char **argv)
 {
 	int prio = 0, gpu_prio = 0, cpu = -1, use_gcaps = 1, split = 1, segments = 1, report = 0;
-	int hog = 0, gcaps = -1, bench = 0, k, i;
+	int hog = 0, gcaps = -1, bench = 0, use_gpu = 1, k, i;
 	double work_ms = 10, gap_ms = 0, delay_ms = 0, hold_ms = 0;
 	unsigned int timeslice = 0;
 	uint64_t start_at = 0;
@@ -168,6 +169,8 @@ int main(int argc, char **argv)
 			if (!v)
 				usage("--tag needs a value");
 			tag = v; i++;
+		} else if (!strcmp(o, "--no-gpu")) {
+			use_gpu = 0;
 		} else if (!strcmp(o, "--no-gcaps")) {
 			use_gcaps = 0;
 		} else if (!strcmp(o, "--busy")) {
@@ -201,17 +204,21 @@ int main(int argc, char **argv)
 		if (sched_setscheduler(0, SCHED_FIFO, &sp))
 			die("sched_setscheduler(SCHED_FIFO)");
 	}
-	gpu = open("/dev/" SIMGPU_DEVICE_NAME, O_RDWR | O_CLOEXEC);
-	if (gpu < 0)
+	if (!use_gpu && hog)
+		usage("--hog needs the GPU");
+	if (!use_gpu)
+		work_ms = 0;
+	gpu = use_gpu ? open("/dev/" SIMGPU_DEVICE_NAME, O_RDWR | O_CLOEXEC) : -2;
+	if (gpu == -1)
 		die("open /dev/" SIMGPU_DEVICE_NAME);
 	if (use_gcaps) {
 		gcaps = open("/dev/" GCAPS_DEVICE_NAME, O_RDWR | O_CLOEXEC);
 		if (gcaps < 0)
 			die("open /dev/" GCAPS_DEVICE_NAME);
 	}
-	if (ioctl(gpu, SIMGPU_IOC_INFO, &info))
+	if (use_gpu && ioctl(gpu, SIMGPU_IOC_INFO, &info))
 		die("SIMGPU_IOC_INFO");
-	if (timeslice) {
+	if (timeslice && use_gpu) {
 		struct simgpu_timeslice ts = { .size = sizeof(ts), .timeslice_us = timeslice };
 
 		if (ioctl(gpu, SIMGPU_IOC_SET_TIMESLICE, &ts))
