@@ -586,8 +586,8 @@ static double now_ns(void)
 static void bench(int fd)
 {
 	const int n = 20000;
-	double t0, sys, be, rt;
-	int i;
+	double t0, sys, be, rt, pend;
+	int i, hi;
 
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
@@ -606,10 +606,21 @@ static void bench(int fd)
 		seg_end(fd);
 	}
 	rt = (now_ns() - t0) / (n / 4);
+	/* A higher-priority segment is open (second client): ours is pending, nothing changes. */
+	hi = open_dev();
+	CHECK(seg_begin(hi, 90, NULL) == 0, "bench: high segment");
+	t0 = now_ns();
+	for (i = 0; i < n / 4; i++) {
+		seg_begin(fd, 0, NULL);
+		seg_end(fd);
+	}
+	pend = (now_ns() - t0) / (n / 4);
+	close(hi);
 	set_fifo(0);
-	printf("bench: getppid %.0f ns; begin+end best-effort %.0f ns (%.1fx); begin+end SCHED_FIFO "
-	       "(ceiling boost, decision published, no backend) %.0f ns (%.1fx)\n",
-	       sys, be, be / sys, rt, rt / sys);
+	printf("bench: getppid %.0f ns; begin+end best-effort %.0f ns (%.1fx); SCHED_FIFO with a "
+	       "higher segment open (pending, no change) %.0f ns (%.1fx); SCHED_FIFO alone "
+	       "(decision changes and is published, no backend bound) %.0f ns (%.1fx)\n",
+	       sys, be, be / sys, pend, pend / sys, rt, rt / sys);
 }
 
 int main(void)
