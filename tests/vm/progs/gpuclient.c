@@ -9,6 +9,7 @@
  *                            calls: "BENCH syscall_ns= roundtrip_ns= (means) roundtrip_max_ns="
  *   gpuclient --now          print CLOCK_MONOTONIC in ns
  *   gpuclient --sleep-until NS   sleep until CLOCK_MONOTONIC NS (for test scripts)
+ *   gpuclient --kill PID     "KILL at=<ns>" (CLOCK_MONOTONIC just before kill(PID, SIGKILL))
  *
  * --prio P: SCHED_FIFO priority P (1..99); 0 (default) stays SCHED_OTHER (best-effort).
  * Each segment: GCAPS_IOC_SEG_BEGIN (unless --no-gcaps), --hold-ms of CPU spinning, the work of
@@ -137,6 +138,14 @@ int main(int argc, char **argv)
 
 		if (!strcmp(o, "--now")) {
 			printf("%llu\n", (unsigned long long)now_ns());
+			return 0;
+		} else if (!strcmp(o, "--kill")) {
+			pid_t pid = (pid_t)num_arg(o, v);
+			uint64_t t = now_ns();
+
+			if (kill(pid, SIGKILL))
+				die("kill");
+			printf("KILL at=%llu\n", (unsigned long long)t);
 			return 0;
 		} else if (!strcmp(o, "--sleep-until")) {
 			sleep_until((uint64_t)num_arg(o, v));

@@ -58,7 +58,7 @@ t0=$(( $(now) + 2000000000 ))
 gpuclient --prio 50 --cpu 0 --work 3000 --start-at $t0 --tag K --report >k.out & k=$!
 gpuclient --prio 30 --cpu 1 --work 10 --start-at $((t0 + 50000000)) --tag P --report >p.out & p=$!
 gpuclient --sleep-until $((t0 + 300000000))
-tk=$(now); kill -9 $k
+tk=$(gpuclient --kill $k | cut -d= -f2)
 wait $p; wait $k 2>/dev/null || true
 cat p.out
 [ "$(f p.out state)" = 2 ] || fail "P not pending at begin"
