@@ -1051,8 +1051,10 @@ static long simgpu_ioc_wait(struct simgpu_tsg *t, unsigned long uarg)
 		return -EAGAIN;
 	}
 	if (!it->finished) {
-		/* Self-suspension. The item stays ours: `waited` keeps other collectors off and
-		 * release cannot run while this ioctl holds the file. */
+		/*
+		 * Self-suspension. The item stays ours: `waited` keeps other collectors off and
+		 * release cannot run while this ioctl holds the file.
+		 */
 		it->waited = true;
 		raw_spin_unlock_irqrestore(&eng.lock, flags);
 		left = wait_for_completion_interruptible_timeout(&it->finished_cmp,
