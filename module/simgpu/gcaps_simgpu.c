@@ -760,6 +760,8 @@ static void simgpu_bind(void)
 			calls->tsg_update(be, &d);
 		}
 	}
+	/* A resubmit gcaps asked for before sg.calls was set listed every TSG: rebuild now. */
+	simgpu_submit_locked(true);
 	rt_mutex_unlock(&sg.rl_lock);
 	pr_info("bound to gcaps\n");
 put:
