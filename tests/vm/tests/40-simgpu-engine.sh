@@ -96,8 +96,9 @@ echo "exclusion: X ran $(( (xe - xs) / 1000 )) us for 60000 us of work, preempt=
 [ $((xe - xs)) -ge 200000000 ] || fail "X was not held off while excluded"
 [ "$xp" -ge 1 ] || fail "X not counted as preempted"
 # Hog items that started while X was excluded: the hog ran in X's place.
-n=$(awk -v a="$e1" -v b="$((t0 + 300000000))" '/^ITEM / { split($6, s, "="); if (s[2] > a && s[2] < b) n++ } END { print n + 0 }' hx.out)
-[ "$n" -ge 10 ] || fail "hog ran only $n items while X was excluded"
+i0=$(field ctl.out "CALL cmd=include" call)
+n=$(awk -v a="$e1" -v b="$i0" '/^ITEM / { split($6, s, "="); if (s[2] > a && s[2] < b) n++ } END { print n + 0 }' hx.out)
+[ "$n" -ge 1 ] || fail "the hog ran no item while X was excluded"
 echo "exclusion: the hog ran $n items meanwhile"
 
 # 5. Submit timeout and recovery: the engine takes no runlist for 150 ms; the exclusion's submit
