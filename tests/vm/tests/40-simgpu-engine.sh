@@ -77,7 +77,7 @@ echo "round robin: exact theta accounting; timeslice honoured"
 # 4. A runlist change preempts: exclude a running TSG (test knob); the submit that drops it is a
 # scheduling point at once; the TSG runs again once included.
 waitline() { i=0; while ! grep -q "^$2" "$1"; do i=$((i + 1)); [ $i -lt 200 ] || fail "no $2 line in $1"; sleep 0.05; done; }
-t0=$(( $(gpuclient --now) + 2000000000 ))
+t0=$(( $(gpuclient --now) + 4000000000 ))
 gpuclient --no-gcaps --tag X --work 60 --start-at $t0 --report >x.out & x=$!
 gpuclient --no-gcaps --tag H --hog --work 2 --report --start-at $((t0 + 100000000)) >hx.out & hx=$!
 waitline x.out CLIENT
@@ -104,13 +104,14 @@ echo "exclusion: the hog ran $n items meanwhile"
 # 5. Submit timeout and recovery: the engine takes no runlist for 150 ms; the exclusion's submit
 # times out (100 ms), the driver clears the engine and resubmits; the work still completes.
 r0=$(stat recoveries); o0=$(stat timeouts)
-t0=$(( $(gpuclient --now) + 2000000000 ))
+t0=$(( $(gpuclient --now) + 4000000000 ))
 gpuclient --no-gcaps --tag R --work 300 --start-at $t0 --report >r.out & r=$!
 waitline r.out CLIENT
 tr_=$(field r.out CLIENT tsg)
-simgpuctl --at $((t0 + 20000000)) stall 150 exclude "$tr_" include "$tr_"
+simgpuctl --at $((t0 + 20000000)) stall 150 exclude "$tr_" include "$tr_" >knobs.out
 wait $r
-cat r.out
+cat r.out knobs.out
+[ "$(field knobs.out "CALL cmd=stall" call)" -lt "$(field r.out SEG gpu_end)" ] || fail "the knobs came after R finished (VM too slow?)"
 [ $(( $(stat recoveries) - r0 )) -ge 1 ] || fail "no recovery after a hung submit"
 [ $(( $(stat timeouts) - o0 )) -ge 1 ] || fail "no timeout counted"
 [ "$(field r.out SEG preempt)" -ge 1 ] || fail "recovery did not preempt R"
