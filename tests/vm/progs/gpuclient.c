@@ -9,7 +9,8 @@
  *                            calls: "BENCH syscall_ns= roundtrip_ns= (means) roundtrip_max_ns="
  *   gpuclient --now          print CLOCK_MONOTONIC in ns
  *   gpuclient --sleep-until NS   sleep until CLOCK_MONOTONIC NS (for test scripts)
- *   gpuclient --kill PID     "KILL at=<ns>" (CLOCK_MONOTONIC just before kill(PID, SIGKILL))
+ *   gpuclient --kill PID     kill(PID, SIGKILL), then poll /proc/PID/stat until it is a zombie
+ *                            (its files are closed): "KILL at=<ns before kill> exited=<ns>"
  *
  * --prio P: SCHED_FIFO priority P (1..99); 0 (default) stays SCHED_OTHER (best-effort).
  * Each segment: GCAPS_IOC_SEG_BEGIN (unless --no-gcaps), --hold-ms of CPU spinning, the work of
@@ -143,9 +144,24 @@ int main(int argc, char **argv)
 			pid_t pid = (pid_t)num_arg(o, v);
 			uint64_t t = now_ns();
 
+			char path[64], buf[256], *p;
+			FILE *f;
+
 			if (kill(pid, SIGKILL))
 				die("kill");
-			printf("KILL at=%llu\n", (unsigned long long)t);
+			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+			for (;;) {
+				f = fopen(path, "r");
+				if (!f)
+					break;
+				p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+				fclose(f);
+				if (!p || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X')
+					break;
+				usleep(100);
+			}
+			printf("KILL at=%llu exited=%llu\n", (unsigned long long)t,
+			       (unsigned long long)now_ns());
 			return 0;
 		} else if (!strcmp(o, "--sleep-until")) {
 			sleep_until((uint64_t)num_arg(o, v));

@@ -20,13 +20,15 @@ insmod /modules/gcaps_simgpu.ko
 [ "$(stat bound)" = 1 ] || fail "simgpu did not bind to gcaps"
 
 # 1. Clients active: a real-time task inside a segment, a best-effort hog.
-gpuclient --prio 50 --cpu 0 --work 3000 --tag A --report >a.out & a=$!
+gpuclient --prio 50 --cpu 0 --work 8000 --tag A --report >a.out & a=$!
 gpuclient --no-gcaps --hog --work 5 --tag N --report >n.out & n=$!
 waitline a.out CLIENT; waitline n.out CLIENT
 sleep 0.3
+kill -0 $a && kill -0 $n || { cat a.out n.out; fail "a client ended early"; }
 if rmmod gcaps 2>/dev/null; then fail "rmmod gcaps succeeded with a client inside a segment"; fi
 if rmmod gcaps_simgpu 2>/dev/null; then fail "rmmod gcaps_simgpu succeeded with TSGs open"; fi
 loaded gcaps && loaded gcaps_simgpu || fail "a module went away"
+kill -0 $a || { cat a.out; fail "A ended early"; }
 kill -9 $a $n; wait $a $n 2>/dev/null || true
 echo "rmmod refused while clients were active; clients killed"
 
