@@ -3,8 +3,10 @@
 
 .DEFAULT_GOAL := help
 SHELL := /bin/bash
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: help analyze test kernel kernel-debug vm-test vm-selftest
+.PHONY: help analyze test kernel kernel-debug vm-test vm-selftest install uninstall
 
 help: ## List the targets
 	@awk -F':.*## ' '/^[a-zA-Z0-9_-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -26,3 +28,9 @@ vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/te
 
 vm-selftest: ## Prove the VM harness catches failing/hung tests, WARN, lockdep and KASAN reports
 	tests/vm/selftest.sh
+
+install: ## Build and install libgcaps (.so, .a, gcaps.h, gcaps.pc), linux/gcaps.h, gcapsctl (PREFIX=/usr/local, DESTDIR)
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" libgcaps/install.sh install
+
+uninstall: ## Remove what `make install` installed (same PREFIX and DESTDIR)
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" libgcaps/install.sh uninstall
