@@ -11,6 +11,7 @@ pub enum Op {
     End,
     Status,
     List,
+    Close,
 }
 
 impl Op {
@@ -22,6 +23,7 @@ impl Op {
             Op::End => "GCAPS_IOC_SEG_END",
             Op::Status => "GCAPS_IOC_STATUS",
             Op::List => "GCAPS_IOC_LIST",
+            Op::Close => "close of the gcaps descriptor",
         }
     }
 }

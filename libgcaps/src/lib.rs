@@ -114,6 +114,12 @@ impl Gcaps {
     /// Prefer [`Gcaps::segment`], which cannot forget the end.
     pub fn begin(&self, priority: GpuPriority) -> Result<SegState, Error> {
         let requested = self.resolve(priority).raw();
+        if let GpuPriority::Level(l) = priority {
+            // (Level(0) or Level(100..) built by hand rather than with GpuPriority::new)
+            if !(GPU_PRIORITY_MIN..=GPU_PRIORITY_MAX).contains(&l) {
+                return Err(Error::InvalidPriority { value: l.into() });
+            }
+        }
         let mut b = uapi::gcaps_seg_begin {
             size: size_of_u32::<uapi::gcaps_seg_begin>(),
             gpu_priority: requested,
@@ -326,5 +332,17 @@ mod tests {
         let g = Gcaps::from_fd(f.into(), GpuPriority::Level(7));
         assert_eq!(g.resolve(GpuPriority::Default), GpuPriority::Level(7));
         assert_eq!(g.resolve(GpuPriority::Level(3)), GpuPriority::Level(3));
+    }
+
+    #[test]
+    fn hand_built_levels_are_checked_before_the_kernel() {
+        let f = std::fs::File::open("/dev/null").unwrap();
+        let g = Gcaps::from_fd(f.into(), GpuPriority::Default);
+        for l in [0, 100, 255] {
+            assert_eq!(
+                g.begin(GpuPriority::Level(l)),
+                Err(Error::InvalidPriority { value: l.into() })
+            );
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The C ABI of libgcaps (`include/gcaps.h`): thin functions over [`libgcaps::Gcaps`] that
 //! take the descriptor as an `int` and return `-errno`, and `gcaps_strerror`, which gives the
 //! library's one-line explanation of the calling thread's last failure.
-use libgcaps::{Error, Gcaps, GpuPriority};
+use libgcaps::{Error, Gcaps, GpuPriority, Op};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CString};
 use std::mem::ManuallyDrop;
@@ -40,10 +40,10 @@ fn result(r: Result<(), Error>) -> c_int {
 }
 
 /// Runs `f` on the client of descriptor `fd` without taking ownership of it.
-fn with_client(fd: c_int, f: impl FnOnce(&Gcaps) -> Result<(), Error>) -> c_int {
+fn with_client(fd: c_int, op: Op, f: impl FnOnce(&Gcaps) -> Result<(), Error>) -> c_int {
     if fd < 0 {
         return fail(Error::Sys {
-            op: libgcaps::Op::Begin,
+            op,
             errno: nix::errno::Errno::EBADF,
         });
     }
@@ -77,13 +77,13 @@ pub extern "C" fn gcaps_seg_begin(fd: c_int, gpu_prio: c_int) -> c_int {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    with_client(fd, |g| g.begin(prio).map(drop))
+    with_client(fd, Op::Begin, |g| g.begin(prio).map(drop))
 }
 
 /// `int gcaps_seg_end(int fd)`.
 #[no_mangle]
 pub extern "C" fn gcaps_seg_end(fd: c_int) -> c_int {
-    with_client(fd, Gcaps::end)
+    with_client(fd, Op::End, Gcaps::end)
 }
 
 /// `int gcaps_close(int fd)`.
@@ -92,7 +92,7 @@ pub extern "C" fn gcaps_close(fd: c_int) -> c_int {
     match nix::unistd::close(fd) {
         Ok(()) => 0,
         Err(errno) => fail(Error::Sys {
-            op: libgcaps::Op::Open,
+            op: Op::Close,
             errno,
         }),
     }
