@@ -24,11 +24,13 @@ rm -rf "$stage"
 mkdir -p "$stage/tests/vm"
 cp "$REPO_ROOT/Kbuild" "$stage/"
 cp -r "$REPO_ROOT/tests/vm/modules" "$stage/tests/vm/"
-# The product's sources (module/), if any, without build products.
-if [ -d "$REPO_ROOT/module" ]; then
-  (cd "$REPO_ROOT" && find module -path '*/target' -prune -o -type f -print0 \
-     | cpio -0 -pdm --quiet "$stage")
-fi
+# The product's sources (module/) and the UAPI headers (uapi/), without build products.
+for d in module uapi; do
+  if [ -d "$REPO_ROOT/$d" ]; then
+    (cd "$REPO_ROOT" && find "$d" -path '*/target' -prune -o -type f -print0 \
+       | cpio -0 -pdm --quiet "$stage")
+  fi
+done
 
 t0=$(now)
 if ! make -C "$kb" M="$stage" "${KMAKEVARS[@]}" "${tcvars[@]}" -j"$(nproc)" modules \

@@ -42,7 +42,7 @@ fn setup() -> Setup {
     for c in 0..CLIENTS {
         // Distinct real-time priorities 20..35, key = 100 + c.
         let (id, _) = policy
-            .register(100 + c, SchedClass::RealTime(20 + c as u8))
+            .register(u64::from(100 + c), SchedClass::RealTime(20 + c as u8))
             .unwrap();
         clients.push(id);
     }
@@ -55,7 +55,7 @@ fn setup() -> Setup {
         } else {
             NON_GCAPS_KEY + t
         };
-        policy.tsg_create(t, key).unwrap();
+        policy.tsg_create(t, u64::from(key)).unwrap();
     }
     let chans = Channels(
         (0..TSGS)
@@ -107,7 +107,7 @@ fn run(name: &str, iters: u32, with_rebuild: bool, background: bool) {
     if background {
         // The lowest-priority client stays in a segment: the GPU is always exclusive.
         s.policy
-            .seg_begin(s.clients[0], GpuPriority::Inherit)
+            .seg_begin(s.clients[0], SchedClass::RealTime(20), GpuPriority::Inherit)
             .unwrap();
     }
     rebuild(&mut s, true);
@@ -119,7 +119,11 @@ fn run(name: &str, iters: u32, with_rebuild: bool, background: bool) {
         let t0 = Instant::now();
         let out = s
             .policy
-            .seg_begin(black_box(c), GpuPriority::Inherit)
+            .seg_begin(
+                black_box(c),
+                SchedClass::RealTime(21 + (i % (CLIENTS - 1)) as u8),
+                GpuPriority::Inherit,
+            )
             .unwrap();
         if with_rebuild {
             entries[0] += rebuild(&mut s, out.changed);

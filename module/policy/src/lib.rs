@@ -13,14 +13,20 @@
 //!
 //! ## State and events ([`Policy`])
 //!
-//! * **Clients** are processes that use gcaps. [`Policy::register`] takes a process
-//!   key (the kernel uses the tgid) and a [`SchedClass`] (real-time priority `1..=99`,
-//!   larger = more important, or best-effort) and returns a [`ClientId`] handle (slot +
-//!   generation; stale handles are rejected).
-//! * **Segments**: [`Policy::seg_begin`] with a [`GpuPriority`] (inherit the CPU
-//!   priority, or an explicit `1..=99`, real-time clients only), [`Policy::seg_end`].
+//! * **Clients** are processes that use gcaps. [`Policy::register`] takes a
+//!   [`ProcessKey`] (a 64-bit process identity that is never reused while the system
+//!   runs) and an initial [`SchedClass`] (real-time priority `1..=99`, larger = more
+//!   important, or best-effort) and returns a [`ClientId`] handle (slot + generation;
+//!   stale handles are rejected).
+//! * **Segments**: [`Policy::seg_begin`] with the caller's [`SchedClass`] at that moment
+//!   (one event: the class and the segment take effect in one decision) and a
+//!   [`GpuPriority`] (inherit the CPU priority, or an explicit `1..=99`, real-time
+//!   clients only), [`Policy::seg_end`].
 //! * **Client gone** ([`Policy::client_gone`]): the process died or closed its file;
 //!   an open segment ends. [`Policy::unregister`] is the orderly variant.
+//! * **Decision snapshot**: [`Policy::decision`] returns a copyable [`Decision`]
+//!   (eligible set, `all` flag, generation) that the kernel publishes for the GPU
+//!   driver's runlist builder, which must not take the policy's lock.
 //! * **TSGs** are reported by the driver for *every* process ([`Policy::tsg_create`]
 //!   with the owner's key, [`Policy::tsg_destroy`]); [`Policy::tsg_changed`] reports
 //!   channel or parameter changes of a TSG. A TSG belongs to the client registered with
@@ -97,7 +103,7 @@
 //! The code therefore never uses `crate::` paths (they would resolve to the kernel
 //! module's root), only `super::`/`self::`, and uses no crate-level attribute other
 //! than `#![no_std]` and lint levels; it avoids code whose panic paths objtool flags
-//! (e.g. chunk iterators). The default [`Policy`] is about 23.4 KiB: never build it on
+//! (e.g. chunk iterators). The default [`Policy`] is about 27.4 KiB: never build it on
 //! the kernel stack. Its all-zero bit pattern equals [`Policy::new`], so the module can
 //! declare `unsafe impl kernel::init::Zeroable for policy::Policy {}` (the type is local
 //! to the module's crate) and allocate it with
@@ -130,8 +136,8 @@ pub mod set;
 pub use self::dbuf::{Buffer, DbError, DoubleBuffer, Phase};
 #[allow(unused_imports)]
 pub use self::policy::{
-    ClientId, ClientInfo, ClientStatus, Error, GpuPriority, Outcome, Policy, SchedClass,
-    MAX_PRIORITY, MIN_PRIORITY,
+    ClientId, ClientInfo, ClientStatus, Decision, Error, GpuPriority, Outcome, Policy, ProcessKey,
+    SchedClass, MAX_PRIORITY, MIN_PRIORITY,
 };
 #[allow(unused_imports)]
 pub use self::runlist::{

@@ -19,6 +19,11 @@ pub const DEFAULT_TSG_WORDS: usize = 16;
 /// Default client (process) capacity.
 pub const DEFAULT_CLIENTS: usize = 128;
 
+/// Identity of a process, as the kernel module assigns it: a 64-bit value that is
+/// never reused while the system runs (unlike a tgid), so a new process that happens to
+/// get a dead one's pid never inherits its TSGs. Key 0 is an ordinary value.
+pub type ProcessKey = u64;
+
 /// CPU scheduling class of a client, as read from the task by the kernel.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum SchedClass {
@@ -85,9 +90,10 @@ pub enum ClientStatus {
 /// Everything known about one client, see [`Policy::client_info`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct ClientInfo {
-    /// Process key the client registered with (the kernel uses the tgid).
-    pub key: u32,
-    /// CPU scheduling class.
+    /// Process key the client registered with.
+    pub key: ProcessKey,
+    /// CPU scheduling class: the one given with the last `seg_begin` (the one given
+    /// to `register` before the first segment).
     pub class: SchedClass,
     /// The open segment's requested GPU priority, `None` if no segment is open.
     pub segment: Option<GpuPriority>,
@@ -96,6 +102,21 @@ pub struct ClientInfo {
     pub effective_priority: Option<u8>,
     /// Current status.
     pub status: ClientStatus,
+}
+
+/// A copy of the decision, small enough to publish to a reader that must not take the
+/// policy's lock (the kernel module publishes it under a seqcount for the GPU driver's
+/// runlist builder). Two decisions are equal iff a driver filtering its TSGs through them
+/// lists the same TSGs.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Decision<const W: usize = DEFAULT_TSG_WORDS> {
+    /// `true` while no real-time segment is open: every TSG is eligible, including TSGs
+    /// the driver has created but not reported yet (rule 3). `eligible` is then empty.
+    pub all: bool,
+    /// The eligible TSGs while a real-time segment is open (`all == false`).
+    pub eligible: TsgSet<W>,
+    /// [`Policy::generation`] when the decision was taken.
+    pub generation: u64,
 }
 
 /// Result of a successful event.
@@ -117,8 +138,6 @@ pub enum Error {
     UnknownClient,
     /// No free client slot.
     ClientTableFull,
-    /// Another registered client already uses this key.
-    DuplicateKey,
     /// A priority outside `1..=99`.
     PriorityOutOfRange,
     /// A best-effort client asked for an explicit GPU priority.
@@ -143,8 +162,8 @@ struct Client {
     registered: bool,
     /// Generation of the slot, bumped when the client leaves.
     gen: u32,
-    /// Process key (tgid) used to match TSGs.
-    key: u32,
+    /// Process key used to match TSGs.
+    key: ProcessKey,
     /// 0 = best-effort, 1..=99 = real-time priority.
     cpu_prio: u8,
     /// Whether a segment is open.
@@ -218,14 +237,14 @@ fn class_to_raw(class: SchedClass) -> Result<u8, Error> {
 /// Construction: [`Policy::new`] is a `const fn` (usable for a `static`), and
 /// [`Policy::reset`] re-initialises in place. **The all-zero bit pattern is exactly the
 /// value of `Policy::new()`**, so zeroed memory (e.g. a `__GFP_ZERO`/`kvzalloc`
-/// allocation) is a valid empty policy. The default instance is about 23.4 KiB: in the
+/// allocation) is a valid empty policy. The default instance is about 27.4 KiB: in the
 /// kernel do not build it on the stack (no `KBox::new(Policy::new())`); allocate it
 /// zeroed or put it in a static.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Policy<const W: usize = DEFAULT_TSG_WORDS, const C: usize = DEFAULT_CLIENTS> {
     clients: [Client; C],
     /// Owner key of every TSG id (0 for absent TSGs).
-    tsg_key: [[u32; 64]; W],
+    tsg_key: [[ProcessKey; 64]; W],
     /// Per client slot: the existing TSGs whose owner key is the client's key (empty
     /// for free slots). Maintained by `register`, the client-leave events and the TSG
     /// events; lets the decision run in O(C + T/64).
@@ -311,7 +330,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
     }
 
     /// Owner key of an existing TSG, `None` if it does not exist.
-    pub fn tsg_owner(&self, tsgid: u32) -> Option<u32> {
+    pub fn tsg_owner(&self, tsgid: u32) -> Option<ProcessKey> {
         if !self.exists.contains(tsgid) {
             return None;
         }
@@ -330,6 +349,16 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         self.generation
     }
 
+    /// The current decision as a copyable snapshot (see [`Decision`]). O(T/64).
+    pub fn decision(&self) -> Decision<W> {
+        let all = !self.rt_active();
+        Decision {
+            all,
+            eligible: if all { TsgSet::EMPTY } else { self.eligible },
+            generation: self.generation,
+        }
+    }
+
     /// Whether a real-time segment is open (the GPU is exclusive to one client).
     pub fn rt_active(&self) -> bool {
         self.winner != 0
@@ -342,8 +371,8 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         Some(ClientId { slot, gen: c.gen })
     }
 
-    /// The registered client with this key, if any (O(clients)).
-    pub fn client_by_key(&self, key: u32) -> Option<ClientId> {
+    /// The first registered client (in slot order) with this key, if any (O(clients)).
+    pub fn client_by_key(&self, key: ProcessKey) -> Option<ClientId> {
         self.clients
             .iter()
             .zip(0u32..)
@@ -413,17 +442,22 @@ impl<const W: usize, const C: usize> Policy<W, C> {
 
     // ------------------------------------------------------------------ events
 
-    /// A process starts using gcaps. `key` identifies the process (the kernel uses its
-    /// tgid) and links it to the TSGs created with the same key, before or after this
-    /// call. Never changes the eligible set.
+    /// A process starts using gcaps. `key` identifies the process (never reused while
+    /// the system runs) and links it to the TSGs created with the same key, before or
+    /// after this call. `class` is its initial class (each `seg_begin` gives the class
+    /// anew). Never changes the eligible set.
     ///
-    /// Errors: [`Error::PriorityOutOfRange`], [`Error::DuplicateKey`],
-    /// [`Error::ClientTableFull`] (checked in this order).
-    pub fn register(&mut self, key: u32, class: SchedClass) -> Result<(ClientId, Outcome), Error> {
+    /// Several clients may share a key (a process with several open files): each of
+    /// them owns the process's TSGs.
+    ///
+    /// Errors: [`Error::PriorityOutOfRange`], [`Error::ClientTableFull`] (checked in
+    /// this order).
+    pub fn register(
+        &mut self,
+        key: ProcessKey,
+        class: SchedClass,
+    ) -> Result<(ClientId, Outcome), Error> {
         let prio = class_to_raw(class)?;
-        if self.client_by_key(key).is_some() {
-            return Err(Error::DuplicateKey);
-        }
         let (c, slot) = self
             .clients
             .iter_mut()
@@ -474,27 +508,22 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         Ok(self.finish(false))
     }
 
-    /// The client's CPU scheduling class changed (e.g. `sched_setscheduler`). Takes
-    /// effect immediately, also for an open segment; a segment of a client that became
-    /// best-effort is best-effort (its explicit GPU priority is ignored until the
-    /// client is real-time again).
+    /// The client begins a GPU segment (`gcapsGpuSegBegin`). `class` is the caller's
+    /// CPU scheduling class at the moment of the call (the kernel reads it from the
+    /// task); it becomes the client's class, in the same event, so no intermediate
+    /// decision is ever taken with a stale class.
     ///
-    /// Errors: [`Error::UnknownClient`], [`Error::PriorityOutOfRange`].
-    pub fn set_class(&mut self, id: ClientId, class: SchedClass) -> Result<Outcome, Error> {
+    /// Errors: [`Error::UnknownClient`], [`Error::PriorityOutOfRange`] (class or GPU
+    /// priority), [`Error::SegmentAlreadyOpen`], [`Error::GpuPriorityNeedsRealTime`]
+    /// (checked in this order).
+    pub fn seg_begin(
+        &mut self,
+        id: ClientId,
+        class: SchedClass,
+        gpu: GpuPriority,
+    ) -> Result<Outcome, Error> {
         let slot = self.lookup(id)?;
-        let prio = class_to_raw(class)?;
-        let c = self.clients.get_mut(slot).ok_or(Error::UnknownClient)?;
-        c.cpu_prio = prio;
-        Ok(self.finish(false))
-    }
-
-    /// The client begins a GPU segment (`gcapsGpuSegBegin`).
-    ///
-    /// Errors: [`Error::UnknownClient`], [`Error::PriorityOutOfRange`],
-    /// [`Error::SegmentAlreadyOpen`], [`Error::GpuPriorityNeedsRealTime`] (checked in
-    /// this order).
-    pub fn seg_begin(&mut self, id: ClientId, gpu: GpuPriority) -> Result<Outcome, Error> {
-        let slot = self.lookup(id)?;
+        let cpu_raw = class_to_raw(class)?;
         let gpu_raw = match gpu {
             GpuPriority::Inherit => 0,
             GpuPriority::Explicit(p) => check_priority(p)?,
@@ -503,7 +532,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         if c.open {
             return Err(Error::SegmentAlreadyOpen);
         }
-        if gpu_raw != 0 && c.cpu_prio == 0 {
+        if gpu_raw != 0 && cpu_raw == 0 {
             return Err(Error::GpuPriorityNeedsRealTime);
         }
         // Validation done: from here on the event cannot fail.
@@ -513,6 +542,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         let seq = self.next_seq;
         self.next_seq = seq.saturating_add(1);
         let c = self.clients.get_mut(slot).ok_or(Error::UnknownClient)?;
+        c.cpu_prio = cpu_raw;
         c.open = true;
         c.gpu_prio = gpu_raw;
         c.seq = seq;
@@ -538,7 +568,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
     /// process, gcaps client or not). Reports `changed` iff the new TSG is eligible.
     ///
     /// Errors: [`Error::TsgOutOfRange`], [`Error::TsgExists`].
-    pub fn tsg_create(&mut self, tsgid: u32, owner_key: u32) -> Result<Outcome, Error> {
+    pub fn tsg_create(&mut self, tsgid: u32, owner_key: ProcessKey) -> Result<Outcome, Error> {
         self.check_tsg_range(tsgid)?;
         if self.exists.contains(tsgid) {
             return Err(Error::TsgExists);
@@ -546,9 +576,9 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         let k = self.key_slot_mut(tsgid).ok_or(Error::TsgOutOfRange)?;
         *k = owner_key;
         self.exists.insert(tsgid);
-        if let Some(o) = self.owned_by_key_mut(owner_key) {
+        self.for_owned_by_key(owner_key, |o| {
             o.insert(tsgid);
-        }
+        });
         Ok(self.finish(false))
     }
 
@@ -563,9 +593,9 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         *k = 0;
         self.exists.remove(tsgid);
         self.always.remove(tsgid);
-        if let Some(o) = self.owned_by_key_mut(owner_key) {
+        self.for_owned_by_key(owner_key, |o| {
             o.remove(tsgid);
-        }
+        });
         Ok(self.finish(false))
     }
 
@@ -640,23 +670,24 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         }
     }
 
-    fn key_slot(&self, tsgid: u32) -> Option<&u32> {
+    fn key_slot(&self, tsgid: u32) -> Option<&ProcessKey> {
         let t = usize::try_from(tsgid).ok()?;
         self.tsg_key.get(t / 64)?.get(t % 64)
     }
 
-    fn key_slot_mut(&mut self, tsgid: u32) -> Option<&mut u32> {
+    fn key_slot_mut(&mut self, tsgid: u32) -> Option<&mut ProcessKey> {
         let t = usize::try_from(tsgid).ok()?;
         self.tsg_key.get_mut(t / 64)?.get_mut(t % 64)
     }
 
-    /// The owned-TSG set of the registered client with this key, if any. O(C).
-    fn owned_by_key_mut(&mut self, key: u32) -> Option<&mut TsgSet<W>> {
-        let slot = self
-            .clients
-            .iter()
-            .position(|c| c.registered && c.key == key)?;
-        self.owned.get_mut(slot)
+    /// Applies `f` to the owned-TSG set of every registered client with this key.
+    /// O(C + T/64 per match).
+    fn for_owned_by_key(&mut self, key: ProcessKey, mut f: impl FnMut(&mut TsgSet<W>)) {
+        for (c, o) in self.clients.iter().zip(self.owned.iter_mut()) {
+            if c.registered && c.key == key {
+                f(o);
+            }
+        }
     }
 
     fn clear_owned(&mut self, slot: usize) {
@@ -667,7 +698,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
 
     /// The existing TSGs owned by `key`, by a scan of the owner table. O(T); used only
     /// when a client registers.
-    fn tsgs_with_key(&self, key: u32) -> TsgSet<W> {
+    fn tsgs_with_key(&self, key: ProcessKey) -> TsgSet<W> {
         let mut words = [0u64; W];
         for ((out, keys), ex) in words
             .iter_mut()

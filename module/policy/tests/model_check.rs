@@ -2,9 +2,10 @@
 //!
 //! Breadth-first search over every sequence of events up to `DEPTH` events long,
 //! starting from a populated initial state, with 4 clients of mixed priorities (two
-//! equal real-time, one higher real-time, one best-effort), GPU-priority overrides,
-//! class changes, client exit and re-registration, and driver TSG events (create,
-//! destroy with id reuse by another process, content change, always-eligible marks,
+//! equal real-time, one higher real-time, one best-effort that shares its process key
+//! with the first: two open files of one process), GPU-priority overrides, the class
+//! read at begin differing from the registered one, client exit and
+//! re-registration, and driver TSG events (create, destroy with id reuse by another process, content change, always-eligible marks,
 //! out-of-range ids) over 4 TSG ids spanning two bit-set words.
 //!
 //! After every step the implementation is compared with a deliberately simple
@@ -22,10 +23,11 @@ use std::time::Instant;
 type P = Policy<2, 4>;
 
 const ROLES: usize = 4;
-/// Process keys of the roles.
-const KEYS: [u32; ROLES] = [10, 11, 12, 13];
+/// Process keys of the roles: role 3 is a second open file (client) of role 0's
+/// process, so both own that process's TSGs.
+const KEYS: [u64; ROLES] = [10, 11, 12, 10];
 /// Key of a process that never uses gcaps.
-const OTHER: u32 = 99;
+const OTHER: u64 = 99;
 /// Initial classes: two equal real-time, one higher real-time, one best-effort.
 const CLASSES: [SchedClass; ROLES] = [
     SchedClass::RealTime(50),
@@ -36,9 +38,9 @@ const CLASSES: [SchedClass; ROLES] = [
 /// TSG ids used (two bit-set words).
 const TSGS: [u32; 4] = [0, 1, 2, 64];
 /// TSGs that exist initially: one per real-time role and one of a non-gcaps process.
-const INITIAL_TSGS: [(u32, u32); 4] = [(0, KEYS[0]), (1, KEYS[1]), (2, KEYS[2]), (64, OTHER)];
+const INITIAL_TSGS: [(u32, u64); 4] = [(0, KEYS[0]), (1, KEYS[1]), (2, KEYS[2]), (64, OTHER)];
 /// The two processes each TSG id can be (re)created for (id reuse by another process).
-const OWNERS: [(u32, [u32; 2]); 4] = [
+const OWNERS: [(u32, [u64; 2]); 4] = [
     (0, [KEYS[0], OTHER]),
     (1, [KEYS[1], KEYS[3]]),
     (2, [KEYS[2], KEYS[0]]),
@@ -55,10 +57,9 @@ enum Ev {
     Register(usize),
     Unregister(usize),
     Gone(usize),
-    Begin(usize, GpuPriority),
+    Begin(usize, SchedClass, GpuPriority),
     End(usize),
-    SetClass(usize, SchedClass),
-    Create(u32, u32),
+    Create(u32, u64),
     Destroy(u32),
     Changed(u32),
     Always(u32, bool),
@@ -66,15 +67,15 @@ enum Ev {
 
 fn alphabet() -> Vec<Ev> {
     let mut v = Vec::new();
-    for r in 0..ROLES {
+    for (r, &class) in CLASSES.iter().enumerate() {
         v.push(Ev::Register(r));
         v.push(Ev::Gone(r));
-        v.push(Ev::Begin(r, GpuPriority::Inherit));
+        v.push(Ev::Begin(r, class, GpuPriority::Inherit));
         // Roles 0/1: 70 ties with role 2's CPU priority and beats their own 50;
-        // role 2: 40 is below its CPU priority (an error once it is best-effort).
+        // role 2: 40 is below its CPU priority.
         match r {
-            0 | 1 => v.push(Ev::Begin(r, GpuPriority::Explicit(70))),
-            2 => v.push(Ev::Begin(r, GpuPriority::Explicit(40))),
+            0 | 1 => v.push(Ev::Begin(r, class, GpuPriority::Explicit(70))),
+            2 => v.push(Ev::Begin(r, class, GpuPriority::Explicit(40))),
             _ => {}
         }
         v.push(Ev::End(r));
@@ -82,9 +83,18 @@ fn alphabet() -> Vec<Ev> {
     // Orderly unregistration (an error while a segment is open).
     v.push(Ev::Unregister(0));
     v.push(Ev::Unregister(3));
-    v.push(Ev::Begin(0, GpuPriority::Explicit(0))); // out of range
-    v.push(Ev::SetClass(0, SchedClass::RealTime(80)));
-    v.push(Ev::SetClass(2, SchedClass::BestEffort));
+    v.push(Ev::Begin(0, CLASSES[0], GpuPriority::Explicit(0))); // out of range
+    v.push(Ev::Begin(0, SchedClass::RealTime(0), GpuPriority::Inherit)); // out of range
+                                                                         // The class read at begin differs from the registered one (sched_setscheduler
+                                                                         // between segments): promoted, demoted, demoted asking for a GPU priority (error).
+    v.push(Ev::Begin(0, SchedClass::RealTime(80), GpuPriority::Inherit));
+    v.push(Ev::Begin(2, SchedClass::BestEffort, GpuPriority::Inherit));
+    v.push(Ev::Begin(
+        2,
+        SchedClass::BestEffort,
+        GpuPriority::Explicit(40),
+    ));
+    v.push(Ev::Begin(3, SchedClass::RealTime(70), GpuPriority::Inherit));
     for (t, ks) in OWNERS {
         for k in ks {
             v.push(Ev::Create(t, k));
@@ -124,7 +134,7 @@ struct Ref {
     queue: [usize; ROLES],
     qlen: usize,
     /// Per entry of `TSGS`: `Some((owner key, always eligible))` if it exists.
-    tsgs: [Option<(u32, bool)>; TSGS.len()],
+    tsgs: [Option<(u64, bool)>; TSGS.len()],
 }
 
 impl Ref {
@@ -213,7 +223,7 @@ impl Ref {
     }
 
     /// Looks up an existing TSG for an event, with the implementation's error order.
-    fn tsg(&mut self, t: u32) -> Result<&mut Option<(u32, bool)>, Error> {
+    fn tsg(&mut self, t: u32) -> Result<&mut Option<(u64, bool)>, Error> {
         if t >= 128 {
             return Err(Error::TsgOutOfRange);
         }
@@ -229,10 +239,9 @@ impl Ref {
         let mut content = false;
         match ev {
             Ev::Register(r) => {
-                // Role r always registers with its initial class.
-                if self.clients[r].registered {
-                    return Err(Error::DuplicateKey);
-                }
+                // Role r always registers with its initial class; `Node::step` never
+                // registers a role twice (a second client of a process is another role).
+                assert!(!self.clients[r].registered);
                 self.clients[r] = RefClient {
                     registered: true,
                     cpu: Self::cpu_of(CLASSES[r]),
@@ -253,10 +262,16 @@ impl Ref {
                 };
                 self.dequeue(r);
             }
-            Ev::Begin(r, gpu) => {
+            Ev::Begin(r, class, gpu) => {
                 if !self.clients[r].registered {
                     return Err(Error::UnknownClient);
                 }
+                if let SchedClass::RealTime(p) = class {
+                    if !Self::prio_ok(p) {
+                        return Err(Error::PriorityOutOfRange);
+                    }
+                }
+                let cpu = Self::cpu_of(class);
                 let g = match gpu {
                     GpuPriority::Inherit => None,
                     GpuPriority::Explicit(p) if Self::prio_ok(p) => Some(p),
@@ -265,9 +280,10 @@ impl Ref {
                 if self.clients[r].seg.is_some() {
                     return Err(Error::SegmentAlreadyOpen);
                 }
-                if g.is_some() && self.clients[r].cpu.is_none() {
+                if g.is_some() && cpu.is_none() {
                     return Err(Error::GpuPriorityNeedsRealTime);
                 }
+                self.clients[r].cpu = cpu;
                 self.clients[r].seg = Some(g);
                 self.queue[self.qlen] = r;
                 self.qlen += 1;
@@ -281,17 +297,6 @@ impl Ref {
                 }
                 self.clients[r].seg = None;
                 self.dequeue(r);
-            }
-            Ev::SetClass(r, class) => {
-                if !self.clients[r].registered {
-                    return Err(Error::UnknownClient);
-                }
-                if let SchedClass::RealTime(p) = class {
-                    if !Self::prio_ok(p) {
-                        return Err(Error::PriorityOutOfRange);
-                    }
-                }
-                self.clients[r].cpu = Self::cpu_of(class);
             }
             Ev::Create(t, k) => {
                 let e = self.tsg(t)?;
@@ -414,6 +419,11 @@ impl Node {
                 trace.iter().flatten().collect::<Vec<_>>()
             )
         };
+        if let Ev::Register(r) = ev {
+            if self.reference.clients[r].registered {
+                return None; // not applicable: the role's handle is in use
+            }
+        }
         let mut n = self.clone();
         let want = n.reference.apply(ev);
         let got = match ev {
@@ -423,9 +433,8 @@ impl Node {
             }),
             Ev::Unregister(r) => n.imp.unregister(self.handle(r)),
             Ev::Gone(r) => n.imp.client_gone(self.handle(r)),
-            Ev::Begin(r, g) => n.imp.seg_begin(self.handle(r), g),
+            Ev::Begin(r, c, g) => n.imp.seg_begin(self.handle(r), c, g),
             Ev::End(r) => n.imp.seg_end(self.handle(r)),
-            Ev::SetClass(r, c) => n.imp.set_class(self.handle(r), c),
             Ev::Create(t, k) => n.imp.tsg_create(t, k),
             Ev::Destroy(t) => n.imp.tsg_destroy(t),
             Ev::Changed(t) => n.imp.tsg_changed(t),
@@ -513,13 +522,15 @@ impl Node {
         for r in 0..ROLES {
             let mine = rf.owned_by(r);
             if pending & (1 << r) != 0 {
-                // A pending client's TSGs are off the runlist (unless always-eligible).
+                // A pending client's TSGs are off the runlist, unless always-eligible
+                // or also the winner's (a client of the same process runs).
                 let always = (0..TSGS.len())
                     .filter(|&i| rf.tsgs[i].is_some_and(|(_, a)| a))
                     .map(|i| 1 << i)
                     .sum::<u32>();
+                let winners = winner.map_or(0, |w| rf.owned_by(w));
                 assert_eq!(
-                    elig & mine & !always,
+                    elig & mine & !always & !winners,
                     0,
                     "pending role {r} eligible, {}",
                     ctx()

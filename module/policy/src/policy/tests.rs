@@ -14,10 +14,16 @@ const RT: fn(u8) -> SchedClass = SchedClass::RealTime;
 const BE: SchedClass = SchedClass::BestEffort;
 const INH: GpuPriority = GpuPriority::Inherit;
 
-fn reg(p: &mut P, key: u32, class: SchedClass) -> ClientId {
+fn reg(p: &mut P, key: ProcessKey, class: SchedClass) -> ClientId {
     let (id, out) = p.register(key, class).unwrap();
     assert!(!out.changed, "register never changes the eligible set");
     id
+}
+
+/// The class a client registered with (or began its last segment with): what the
+/// kernel would read from an unchanged task at the next begin.
+fn cls<const W: usize, const C: usize>(p: &Policy<W, C>, id: ClientId) -> SchedClass {
+    p.client_info(id).map(|i| i.class).unwrap_or(BE)
 }
 
 fn set(ids: &[u32]) -> TsgSet<2> {
@@ -47,7 +53,7 @@ fn new_is_empty_and_reset_restores_it() {
     assert_eq!(p.generation(), 0);
     let a = reg(&mut p, 1, RT(10));
     p.tsg_create(3, 1).unwrap();
-    p.seg_begin(a, INH).unwrap();
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
     p.reset();
     assert_eq!(p, P::new());
     assert_eq!(P::default(), P::new());
@@ -64,7 +70,7 @@ fn no_rt_segment_means_every_tsg_is_eligible() {
     p.tsg_create(100, 98).unwrap();
     assert_eq!(elig(&p), [0, 1, 2, 100]);
     // A best-effort segment changes nothing.
-    let out = p.seg_begin(b, INH).unwrap();
+    let out = p.seg_begin(b, cls(&p, b), INH).unwrap();
     assert!(!out.changed);
     assert_eq!(p.client_status(b), Ok(ClientStatus::Running));
     assert_eq!(p.client_status(a), Ok(ClientStatus::Idle));
@@ -82,8 +88,8 @@ fn rt_segment_gets_the_gpu_exclusively_plus_always_eligible() {
     p.tsg_create(2, 99).unwrap();
     p.tsg_create(70, 77).unwrap(); // compositor
     p.set_always_eligible(70, true).unwrap();
-    p.seg_begin(b, INH).unwrap();
-    let out = p.seg_begin(a, INH).unwrap();
+    p.seg_begin(b, cls(&p, b), INH).unwrap();
+    let out = p.seg_begin(a, cls(&p, a), INH).unwrap();
     assert!(out.changed);
     assert_eq!(elig(&p), [0, 65, 70]);
     assert_eq!(p.running_rt(), Some(a));
@@ -102,9 +108,9 @@ fn higher_priority_preempts_and_lower_resumes() {
     let hi = reg(&mut p, 2, RT(90));
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(lo, INH).unwrap();
+    p.seg_begin(lo, cls(&p, lo), INH).unwrap();
     assert_eq!(elig(&p), [1]);
-    assert!(p.seg_begin(hi, INH).unwrap().changed);
+    assert!(p.seg_begin(hi, cls(&p, hi), INH).unwrap().changed);
     assert_eq!(elig(&p), [2]);
     assert_eq!(p.client_status(lo), Ok(ClientStatus::Pending));
     assert!(p.seg_end(hi).unwrap().changed);
@@ -119,8 +125,8 @@ fn lower_priority_request_is_pending_without_change() {
     let hi = reg(&mut p, 2, RT(90));
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(hi, INH).unwrap();
-    let out = p.seg_begin(lo, INH).unwrap();
+    p.seg_begin(hi, cls(&p, hi), INH).unwrap();
+    let out = p.seg_begin(lo, cls(&p, lo), INH).unwrap();
     assert!(!out.changed);
     assert_eq!(p.client_status(lo), Ok(ClientStatus::Pending));
     assert_eq!(elig(&p), [2]);
@@ -136,14 +142,14 @@ fn equal_priorities_are_first_come_first_served_without_interleaving() {
         p.tsg_create(t, k).unwrap();
     }
     // c registered last but begins first.
-    p.seg_begin(c, INH).unwrap();
-    assert!(!p.seg_begin(a, INH).unwrap().changed);
-    assert!(!p.seg_begin(b, INH).unwrap().changed);
+    p.seg_begin(c, cls(&p, c), INH).unwrap();
+    assert!(!p.seg_begin(a, cls(&p, a), INH).unwrap().changed);
+    assert!(!p.seg_begin(b, cls(&p, b), INH).unwrap().changed);
     assert_eq!(elig(&p), [3]);
     p.seg_end(c).unwrap();
     assert_eq!(elig(&p), [1]);
     // c comes back: it queues behind b.
-    p.seg_begin(c, INH).unwrap();
+    p.seg_begin(c, cls(&p, c), INH).unwrap();
     p.seg_end(a).unwrap();
     assert_eq!(elig(&p), [2]);
     p.seg_end(b).unwrap();
@@ -157,14 +163,16 @@ fn gpu_priority_overrides_cpu_priority() {
     let b = reg(&mut p, 2, RT(10));
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(a, GpuPriority::Explicit(20)).unwrap();
+    p.seg_begin(a, cls(&p, a), GpuPriority::Explicit(20))
+        .unwrap();
     assert_eq!(elig(&p), [1]);
     // b inherits 10 < 20: pending.
-    p.seg_begin(b, INH).unwrap();
+    p.seg_begin(b, cls(&p, b), INH).unwrap();
     assert_eq!(elig(&p), [1]);
     p.seg_end(b).unwrap();
     // b asks for 30 > 20: preempts a although its CPU priority is lower.
-    p.seg_begin(b, GpuPriority::Explicit(30)).unwrap();
+    p.seg_begin(b, cls(&p, b), GpuPriority::Explicit(30))
+        .unwrap();
     assert_eq!(elig(&p), [2]);
     let info = p.client_info(b).unwrap();
     assert_eq!(info.segment, Some(GpuPriority::Explicit(30)));
@@ -180,7 +188,7 @@ fn best_effort_client_cannot_claim_a_gpu_priority() {
     let mut p = P::new();
     let b = reg(&mut p, 2, BE);
     rejects(&mut p, Error::GpuPriorityNeedsRealTime, |p| {
-        p.seg_begin(b, GpuPriority::Explicit(50))
+        p.seg_begin(b, cls(p, b), GpuPriority::Explicit(50))
     });
 }
 
@@ -191,8 +199,8 @@ fn best_effort_segment_is_pending_while_rt_runs_and_resumes_after() {
     let b = reg(&mut p, 2, BE);
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(a, INH).unwrap();
-    assert!(!p.seg_begin(b, INH).unwrap().changed);
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    assert!(!p.seg_begin(b, cls(&p, b), INH).unwrap().changed);
     assert_eq!(p.client_status(b), Ok(ClientStatus::Pending));
     assert!(p.seg_end(a).unwrap().changed);
     assert_eq!(p.client_status(b), Ok(ClientStatus::Running));
@@ -208,8 +216,8 @@ fn defect1_two_best_effort_in_segments_one_ends() {
     let y = reg(&mut p, 2, BE);
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(x, INH).unwrap();
-    p.seg_begin(y, INH).unwrap();
+    p.seg_begin(x, cls(&p, x), INH).unwrap();
+    p.seg_begin(y, cls(&p, y), INH).unwrap();
     let out = p.seg_end(x).unwrap();
     assert!(!out.changed);
     assert!(p.is_eligible(2), "y's TSG must stay on the runlist");
@@ -218,8 +226,8 @@ fn defect1_two_best_effort_in_segments_one_ends() {
     // Same with a real-time segment in between that preempts both.
     let r = reg(&mut p, 3, RT(1));
     p.tsg_create(3, 3).unwrap();
-    p.seg_begin(x, INH).unwrap();
-    p.seg_begin(r, INH).unwrap();
+    p.seg_begin(x, cls(&p, x), INH).unwrap();
+    p.seg_begin(r, cls(&p, r), INH).unwrap();
     assert_eq!(elig(&p), [3]);
     p.seg_end(r).unwrap();
     p.seg_end(x).unwrap();
@@ -237,11 +245,11 @@ fn defect2_preempted_client_ends_while_third_pending() {
     let hi = reg(&mut p, 2, RT(90));
     let mid = reg(&mut p, 3, RT(50));
     for k in 1..=3 {
-        p.tsg_create(k, k).unwrap();
+        p.tsg_create(k, u64::from(k)).unwrap();
     }
-    p.seg_begin(lo, INH).unwrap();
-    p.seg_begin(hi, INH).unwrap(); // preempts lo
-    p.seg_begin(mid, INH).unwrap(); // pending
+    p.seg_begin(lo, cls(&p, lo), INH).unwrap();
+    p.seg_begin(hi, cls(&p, hi), INH).unwrap(); // preempts lo
+    p.seg_begin(mid, cls(&p, mid), INH).unwrap(); // pending
     assert_eq!(elig(&p), [2]);
     let out = p.seg_end(lo).unwrap(); // the preempted one ends
     assert!(!out.changed, "nothing on the runlist changes");
@@ -251,8 +259,8 @@ fn defect2_preempted_client_ends_while_third_pending() {
     p.seg_end(hi).unwrap();
     assert_eq!(elig(&p), [3]);
     // Same with the preempted client dying instead of ending.
-    p.seg_begin(lo, INH).unwrap();
-    p.seg_begin(hi, INH).unwrap();
+    p.seg_begin(lo, cls(&p, lo), INH).unwrap();
+    p.seg_begin(hi, cls(&p, hi), INH).unwrap();
     p.client_gone(mid).unwrap();
     assert_eq!(elig(&p), [2]);
     assert_eq!(p.client_status(lo), Ok(ClientStatus::Pending));
@@ -271,7 +279,7 @@ fn defect3_driver_tsg_events_never_skip_a_needed_change() {
     // No RT segment: any new TSG is eligible, so it is a change.
     assert!(p.tsg_create(3, 3).unwrap().changed);
     assert!(p.tsg_changed(3).unwrap().changed);
-    p.seg_begin(a, INH).unwrap();
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
     assert_eq!(elig(&p), [1]);
     // The winner creates another TSG mid-segment: change.
     assert!(p.tsg_create(80, 1).unwrap().changed);
@@ -327,7 +335,7 @@ fn tsgs_created_before_registration_belong_to_the_client() {
     p.tsg_create(7, 42).unwrap();
     p.tsg_create(9, 43).unwrap();
     let a = reg(&mut p, 42, RT(3));
-    p.seg_begin(a, INH).unwrap();
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
     assert_eq!(elig(&p), [7]);
     assert_eq!(p.tsg_owner(7), Some(42));
     assert_eq!(p.tsg_owner(8), None);
@@ -340,8 +348,8 @@ fn client_gone_ends_its_segment_and_the_next_wins() {
     let b = reg(&mut p, 2, RT(10));
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(a, INH).unwrap();
-    p.seg_begin(b, INH).unwrap();
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    p.seg_begin(b, cls(&p, b), INH).unwrap();
     assert!(p.client_gone(a).unwrap().changed);
     assert_eq!(elig(&p), [2]);
     assert_eq!(p.client_status(a), Err(Error::UnknownClient));
@@ -358,7 +366,7 @@ fn client_gone_ends_its_segment_and_the_next_wins() {
 fn unregister_rules() {
     let mut p = P::new();
     let a = reg(&mut p, 1, RT(90));
-    p.seg_begin(a, INH).unwrap();
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
     rejects(&mut p, Error::SegmentOpen, |p| p.unregister(a));
     p.seg_end(a).unwrap();
     assert!(!p.unregister(a).unwrap().changed);
@@ -376,12 +384,15 @@ fn stale_and_forged_handles_are_rejected() {
     p.client_gone(a).unwrap();
     let b = reg(&mut p, 2, RT(90)); // reuses a's slot
     assert_eq!(a.slot(), b.slot());
-    rejects(&mut p, Error::UnknownClient, |p| p.seg_begin(a, INH));
+    rejects(&mut p, Error::UnknownClient, |p| {
+        p.seg_begin(a, cls(p, a), INH)
+    });
     rejects(&mut p, Error::UnknownClient, |p| p.seg_end(a));
-    rejects(&mut p, Error::UnknownClient, |p| p.set_class(a, BE));
     for raw in [u64::MAX, 8, 1000, (1u64 << 32) | 1] {
         let f = ClientId::from_raw(raw);
-        rejects(&mut p, Error::UnknownClient, |p| p.seg_begin(f, INH));
+        rejects(&mut p, Error::UnknownClient, |p| {
+            p.seg_begin(f, cls(p, f), INH)
+        });
     }
     assert_eq!(ClientId::from_raw(b.to_raw()), b);
     assert_eq!(p.client_by_key(2), Some(b));
@@ -394,26 +405,29 @@ fn errors_leave_the_state_unchanged() {
     let a = reg(&mut p, 1, RT(50));
     let b = reg(&mut p, 2, BE);
     p.tsg_create(1, 1).unwrap();
-    p.seg_begin(a, INH).unwrap();
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
     // Priorities.
     for bad in [0u8, 100, 255] {
         let before = p.clone();
         assert_eq!(p.register(9, RT(bad)), Err(Error::PriorityOutOfRange));
         assert_eq!(p, before);
         rejects(&mut p, Error::PriorityOutOfRange, |p| {
-            p.set_class(b, RT(bad))
+            p.seg_begin(b, RT(bad), INH)
         });
         rejects(&mut p, Error::PriorityOutOfRange, |p| {
-            p.seg_begin(b, GpuPriority::Explicit(bad))
+            p.seg_begin(b, cls(p, b), GpuPriority::Explicit(bad))
         });
     }
     // Segments.
-    rejects(&mut p, Error::SegmentAlreadyOpen, |p| p.seg_begin(a, INH));
+    rejects(&mut p, Error::SegmentAlreadyOpen, |p| {
+        p.seg_begin(a, cls(p, a), INH)
+    });
     rejects(&mut p, Error::NoOpenSegment, |p| p.seg_end(b));
     // Duplicate key.
     let before = p.clone();
-    assert_eq!(p.register(1, BE), Err(Error::DuplicateKey));
-    assert_eq!(p, before);
+    p.register(1, BE).unwrap();
+    assert_ne!(p, before);
+    p = before;
     // TSGs.
     rejects(&mut p, Error::TsgExists, |p| p.tsg_create(1, 5));
     rejects(&mut p, Error::TsgOutOfRange, |p| p.tsg_create(128, 5));
@@ -439,48 +453,121 @@ fn client_table_full() {
     let before = p.clone();
     assert_eq!(p.register(100, BE), Err(Error::ClientTableFull));
     assert_eq!(p, before);
-    // Error order: priority, then duplicate key, then full.
+    // Error order: priority, then full.
     assert_eq!(p.register(100, RT(0)), Err(Error::PriorityOutOfRange));
-    assert_eq!(p.register(3, BE), Err(Error::DuplicateKey));
 }
 
 #[test]
-fn set_class_takes_effect_on_open_segments() {
+fn clients_sharing_a_key_all_own_its_tsgs() {
+    // Two open files of one process: two clients, one key.
     let mut p = P::new();
-    let a = reg(&mut p, 1, RT(10));
-    let b = reg(&mut p, 2, RT(20));
-    p.tsg_create(1, 1).unwrap();
-    p.tsg_create(2, 2).unwrap();
-    p.seg_begin(a, INH).unwrap();
-    p.seg_begin(b, INH).unwrap();
-    assert_eq!(elig(&p), [2]);
-    assert!(p.set_class(a, RT(30)).unwrap().changed);
-    assert_eq!(elig(&p), [1]);
-    // Demoted to best-effort: its segment becomes best-effort.
-    assert!(p.set_class(a, BE).unwrap().changed);
-    assert_eq!(elig(&p), [2]);
-    assert_eq!(p.client_status(a), Ok(ClientStatus::Pending));
-    // b demoted too: no real-time segment left, everything eligible.
-    assert!(p.set_class(b, BE).unwrap().changed);
+    p.tsg_create(1, 7).unwrap();
+    let a = reg(&mut p, 7, RT(10));
+    let b = reg(&mut p, 7, RT(20));
+    let c = reg(&mut p, 8, RT(15));
+    p.tsg_create(2, 7).unwrap();
+    p.tsg_create(3, 8).unwrap();
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
     assert_eq!(elig(&p), [1, 2]);
-    assert!(!p.rt_active());
+    p.seg_begin(c, cls(&p, c), INH).unwrap();
+    assert_eq!(elig(&p), [3]);
+    p.seg_begin(b, cls(&p, b), INH).unwrap();
+    assert_eq!(elig(&p), [1, 2]);
+    assert_eq!(p.client_status(a), Ok(ClientStatus::Pending));
+    // Destroying a TSG removes it from every client of the key.
+    assert!(p.tsg_destroy(1).unwrap().changed);
+    p.seg_end(b).unwrap();
+    assert_eq!(elig(&p), [3]);
+    p.seg_end(c).unwrap();
+    assert_eq!(elig(&p), [2]);
+    assert_eq!(p.client_by_key(7), Some(a));
 }
 
 #[test]
-fn demoted_client_explicit_gpu_priority_is_ignored_until_promoted() {
+fn class_is_taken_with_the_begin_event() {
     let mut p = P::new();
-    let a = reg(&mut p, 1, RT(10));
+    let a = reg(&mut p, 1, BE);
     let b = reg(&mut p, 2, RT(20));
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(a, GpuPriority::Explicit(80)).unwrap();
-    p.seg_begin(b, INH).unwrap();
-    assert_eq!(elig(&p), [1]);
-    p.set_class(a, BE).unwrap();
+    p.seg_begin(b, cls(&p, b), INH).unwrap();
     assert_eq!(elig(&p), [2]);
-    assert_eq!(p.client_info(a).unwrap().effective_priority, None);
-    p.set_class(a, RT(1)).unwrap();
+    // a registered best-effort but is real-time (30) when it begins: one event, one
+    // change, straight to a's TSGs (no intermediate decision with the old class).
+    let g = p.generation();
+    let out = p.seg_begin(a, RT(30), INH).unwrap();
+    assert!(out.changed);
+    assert_eq!(out.generation, g + 1);
     assert_eq!(elig(&p), [1]);
+    assert_eq!(p.client_info(a).unwrap().class, RT(30));
+    p.seg_end(a).unwrap();
+    // Next segment as best-effort: it changes nothing and b runs again.
+    assert_eq!(elig(&p), [2]);
+    assert!(!p.seg_begin(a, BE, INH).unwrap().changed);
+    assert_eq!(p.client_status(a), Ok(ClientStatus::Pending));
+    assert_eq!(p.client_info(a).unwrap().class, BE);
+    // The class is validated with the segment; a rejected begin keeps the old class.
+    p.seg_end(a).unwrap();
+    rejects(&mut p, Error::GpuPriorityNeedsRealTime, |p| {
+        p.seg_begin(a, BE, GpuPriority::Explicit(5))
+    });
+    rejects(&mut p, Error::PriorityOutOfRange, |p| {
+        p.seg_begin(a, RT(0), INH)
+    });
+    assert_eq!(p.client_info(a).unwrap().class, BE);
+    // A client that became real-time may ask for an explicit GPU priority.
+    assert!(
+        p.seg_begin(a, RT(1), GpuPriority::Explicit(80))
+            .unwrap()
+            .changed
+    );
+    assert_eq!(elig(&p), [1]);
+}
+
+#[test]
+fn decision_snapshot() {
+    let mut p = P::new();
+    let a = reg(&mut p, 1 << 40, RT(10));
+    p.tsg_create(1, 1 << 40).unwrap();
+    p.tsg_create(70, 5).unwrap();
+    let d = p.decision();
+    assert!(d.all);
+    assert!(d.eligible.is_empty());
+    assert_eq!(d.generation, p.generation());
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    let d = p.decision();
+    assert!(!d.all);
+    assert_eq!(d.eligible, set(&[1]));
+    assert_eq!(d.generation, p.generation());
+    // A TSG created while every TSG is eligible changes the eligible set but not what
+    // a driver filtering through the snapshot lists.
+    p.seg_end(a).unwrap();
+    let before = p.decision();
+    assert!(p.tsg_create(2, 9).unwrap().changed);
+    let after = p.decision();
+    assert!(before.all && after.all);
+    assert_eq!(
+        (before.eligible, after.eligible),
+        (TsgSet::EMPTY, TsgSet::EMPTY)
+    );
+}
+
+#[test]
+fn keys_are_64_bit() {
+    let mut p = P::new();
+    // Two keys that agree in their low 32 bits (e.g. the same tgid) are different
+    // processes: a new process never inherits a dead one's TSGs.
+    let old = 7u64 | (1 << 32);
+    let new = 7u64 | (2 << 32);
+    let a = reg(&mut p, old, RT(10));
+    p.tsg_create(1, old).unwrap();
+    p.client_gone(a).unwrap();
+    let b = reg(&mut p, new, RT(10));
+    p.tsg_create(2, new).unwrap();
+    p.seg_begin(b, cls(&p, b), INH).unwrap();
+    assert_eq!(elig(&p), [2]);
+    assert_eq!(p.tsg_owner(1), Some(old));
+    assert_eq!(p.client_by_key(7), None);
 }
 
 #[test]
@@ -489,7 +576,7 @@ fn always_eligible_marks() {
     let a = reg(&mut p, 1, RT(10));
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(5, 77).unwrap();
-    p.seg_begin(a, INH).unwrap();
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
     assert_eq!(elig(&p), [1]);
     assert!(p.set_always_eligible(5, true).unwrap().changed);
     assert!(p.is_always_eligible(5));
@@ -514,7 +601,7 @@ fn generation_counts_reported_changes() {
     assert_eq!(p.generation(), 0);
     let o = p.tsg_create(1, 1).unwrap();
     assert_eq!((o.changed, o.generation), (true, 1));
-    let o = p.seg_begin(a, INH).unwrap();
+    let o = p.seg_begin(a, cls(&p, a), INH).unwrap();
     assert_eq!((o.changed, o.generation), (false, 1));
     let o = p.tsg_changed(1).unwrap();
     assert_eq!((o.changed, o.generation), (true, 2));
@@ -526,15 +613,15 @@ fn many_tsgs_beyond_64_work_in_the_default_capacity() {
     let mut p: Box<Policy> = Box::default();
     assert_eq!(Policy::<16, 128>::TSG_CAPACITY, 1024);
     assert_eq!(<Policy>::CLIENT_CAPACITY, 128);
-    // Documented size of the default instance (about 23.4 KiB).
-    assert!(core::mem::size_of::<Policy>() < 24 * 1024);
+    // Documented size of the default instance (about 27.4 KiB).
+    assert!(core::mem::size_of::<Policy>() < 28 * 1024);
     let a = p.register(1, RT(10)).unwrap().0;
     for t in 0..1024u32 {
         p.tsg_create(t, if t % 100 == 63 { 1 } else { 2 }).unwrap();
     }
     assert_eq!(p.tsg_create(1024, 1), Err(Error::TsgOutOfRange));
     assert_eq!(p.eligible().len(), 1024);
-    p.seg_begin(a, INH).unwrap();
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
     let e: Vec<u32> = p.eligible().iter().collect();
     assert_eq!(e, (0..1024).filter(|t| t % 100 == 63).collect::<Vec<_>>());
     assert!(p.is_eligible(1023 - 1023 % 100 + 63 - 100));
@@ -549,12 +636,12 @@ fn arrival_numbers_survive_counter_exhaustion() {
     let b = reg(&mut p, 2, RT(50));
     let c = reg(&mut p, 3, RT(50));
     for k in 1..=3 {
-        p.tsg_create(k, k).unwrap();
+        p.tsg_create(k, u64::from(k)).unwrap();
     }
     p.set_next_seq(u64::MAX - 2);
-    p.seg_begin(b, INH).unwrap(); // seq MAX-2
-    p.seg_begin(c, INH).unwrap(); // seq MAX-1
-    p.seg_begin(a, INH).unwrap(); // counter exhausted: renumber, then a is last
+    p.seg_begin(b, cls(&p, b), INH).unwrap(); // seq MAX-2
+    p.seg_begin(c, cls(&p, c), INH).unwrap(); // seq MAX-1
+    p.seg_begin(a, cls(&p, a), INH).unwrap(); // counter exhausted: renumber, then a is last
     assert_eq!(elig(&p), [2]);
     p.seg_end(b).unwrap();
     assert_eq!(elig(&p), [3]);
@@ -568,14 +655,14 @@ fn canonical_form_ignores_path_dependent_counters() {
     let mut q = P::new();
     let a = reg(&mut p, 1, RT(5));
     p.tsg_create(1, 1).unwrap();
-    p.seg_begin(a, INH).unwrap();
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
     p.seg_end(a).unwrap();
     p.client_gone(a).unwrap();
     let a = reg(&mut p, 1, RT(5));
-    p.seg_begin(a, INH).unwrap();
+    p.seg_begin(a, cls(&p, a), INH).unwrap();
     let a2 = reg(&mut q, 1, RT(5));
     q.tsg_create(1, 1).unwrap();
-    q.seg_begin(a2, INH).unwrap();
+    q.seg_begin(a2, cls(&q, a2), INH).unwrap();
     assert_ne!(p, q);
     assert_eq!(p.canonical(), q.canonical());
 }
@@ -585,7 +672,7 @@ fn clients_iterator_and_sets() {
     let mut p = P::new();
     let a = reg(&mut p, 1, RT(5));
     let b = reg(&mut p, 2, BE);
-    p.seg_begin(b, INH).unwrap();
+    p.seg_begin(b, cls(&p, b), INH).unwrap();
     let v: Vec<_> = p.clients().collect();
     assert_eq!(v, [(a, ClientStatus::Idle), (b, ClientStatus::Running)]);
     let mut s = set(&[0, 63, 64, 127]);

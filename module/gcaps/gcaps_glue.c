@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * C half of gcaps.ko: what Linux 6.12 has no Rust abstraction for. The misc device and its
+ * file operations, the update lock (an rt_mutex), the caller's identity and scheduling state,
+ * the update ceiling (U1/U2), copy_struct_from_user, the published eligible snapshot
+ * (seqcount), the per-TSG event table (raw spinlock) and its work item, and the backend entry
+ * point gcaps_backend_register() with the function table it hands out. No policy logic lives
+ * here: every decision is taken by the Rust half (gcaps_main.rs), which calls these helpers.
+ * Module init/exit are the Rust half's (module!); this file must not define them.
+ */
+#include <linux/bitmap.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/lockdep.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/pid.h>
+#include <linux/rtmutex.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/seqlock.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/sched.h>
+#include <uapi/linux/sched/types.h>
+#include "../include/gcaps_backend.h"
+#include "../../uapi/linux/gcaps.h"
+#include "gcaps_glue.h"
+
+/* ------------------------------------------------------------------ parameters */
+
+static int update_prio = 99;
+module_param(update_prio, int, 0444);
+MODULE_PARM_DESC(update_prio, "SCHED_FIFO priority of every real-time update (U2 ceiling), 1..99");
+
+static unsigned int max_clients_per_user = 16;
+module_param(max_clients_per_user, uint, 0444);
+MODULE_PARM_DESC(max_clients_per_user, "Open /dev/gcaps files one user may hold (EMFILE beyond)");
+
+int gcaps_glue_update_prio(void)
+{
+	return update_prio;
+}
+
+unsigned int gcaps_glue_max_clients_per_user(void)
+{
+	return max_clients_per_user;
+}
+
+/* ------------------------------------------------------------------ update lock */
+
+/*
+ * Serialises every decision and runlist submission. An rt_mutex: priority inheritance, and
+ * waiters of equal RT priority are granted in FIFO order without stealing (U3).
+ */
+static DEFINE_RT_MUTEX(gcaps_update_lock);
+
+int gcaps_glue_lock_killable(void)
+{
+	return rt_mutex_lock_killable(&gcaps_update_lock);
+}
+
+void gcaps_glue_lock(void)
+{
+	rt_mutex_lock(&gcaps_update_lock);
+}
+
+void gcaps_glue_unlock(void)
+{
+	rt_mutex_unlock(&gcaps_update_lock);
+}
+
+#define assert_update_lock_held() lockdep_assert_held(&gcaps_update_lock)
+
+/* ------------------------------------------------------------------ the calling task */
+
+void gcaps_glue_caller(struct gcaps_caller *out)
+{
+	struct task_struct *p = current;
+
+	memset(out, 0, sizeof(*out));
+	out->tgid = p->tgid;
+	out->start = p->group_leader->start_boottime;
+	out->uid = __kuid_val(current_uid());
+	gcaps_glue_current_sched(&out->policy, &out->rt_priority);
+	__get_task_comm(out->comm, sizeof(out->comm), p);
+}
+
+void gcaps_glue_current_sched(s32 *policy, s32 *rt_priority)
+{
+	*policy = READ_ONCE(current->policy);
+	*rt_priority = READ_ONCE(current->rt_priority);
+}
+
+/* The rule sched_setscheduler applies to raising an RT priority: RLIMIT_RTPRIO or CAP_SYS_NICE. */
+bool gcaps_glue_may_raise_rt_prio(int prio)
+{
+	return prio <= task_rlimit(current, RLIMIT_RTPRIO) || capable(CAP_SYS_NICE);
+}
+
+u32 gcaps_glue_pid_vnr(uintptr_t pid_token)
+{
+	return pid_vnr((struct pid *)pid_token);
+}
+
+/* ------------------------------------------------------------------ update ceiling */
+
+#define BOOST_ACTIVE		BIT_ULL(63)
+#define BOOST_RESET_ON_FORK	BIT_ULL(16)
+
+/*
+ * Raises current to SCHED_FIFO `ceiling` before it requests the update lock (U1/U2) and
+ * saves what to restore in *saved (0: nothing to restore, the task already runs at or above
+ * the ceiling). Best-effort callers are never boosted (U5): the Rust half only calls this for
+ * SCHED_FIFO/SCHED_RR callers. sched_setattr_nocheck() because the caller may lack
+ * CAP_SYS_NICE: the boost is the module's, bounded by the update.
+ */
+int gcaps_glue_boost(int ceiling, u64 *saved)
+{
+	struct task_struct *p = current;
+	int policy = READ_ONCE(p->policy);
+	int prio = READ_ONCE(p->rt_priority);
+	bool rof = p->sched_reset_on_fork;
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_FIFO,
+		.sched_priority = ceiling,
+		.sched_flags = rof ? SCHED_FLAG_RESET_ON_FORK : 0,
+	};
+	int ret;
+
+	*saved = 0;
+	if (policy == SCHED_FIFO && prio >= ceiling)
+		return 0;
+	ret = sched_setattr_nocheck(p, &attr);
+	if (ret)
+		return ret;
+	*saved = BOOST_ACTIVE | (rof ? BOOST_RESET_ON_FORK : 0) | ((u64)(policy & 0xff) << 8) |
+		 (u64)(prio & 0xff);
+	return 0;
+}
+
+/*
+ * Restores what gcaps_glue_boost() saved. Race with another thread (or an administrator)
+ * changing this task's policy while the update ran: if the task no longer runs at exactly
+ * SCHED_FIFO `ceiling`, somebody else set it meanwhile and their setting wins (nothing is
+ * restored). The check and the restore are not atomic with respect to such a setter; a
+ * sched_setscheduler() landing between them, or one that set exactly SCHED_FIFO `ceiling`, is
+ * overwritten by the saved policy (last writer wins, as between any two setters).
+ */
+void gcaps_glue_restore(int ceiling, u64 saved)
+{
+	struct task_struct *p = current;
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = (saved >> 8) & 0xff,
+		.sched_priority = saved & 0xff,
+		.sched_flags = (saved & BOOST_RESET_ON_FORK) ? SCHED_FLAG_RESET_ON_FORK : 0,
+	};
+	int ret;
+
+	if (!(saved & BOOST_ACTIVE))
+		return;
+	if (READ_ONCE(p->policy) != SCHED_FIFO || READ_ONCE(p->rt_priority) != ceiling)
+		return;
+	ret = sched_setattr_nocheck(p, &attr);
+	if (ret)
+		pr_warn_ratelimited("gcaps: restoring the policy of %d failed (%d)\n", p->pid, ret);
+}
+
+/* ------------------------------------------------------------------ user memory */
+
+int gcaps_glue_copy_struct_from_user(void *dst, size_t ksize, unsigned long src, size_t usize)
+{
+	return copy_struct_from_user(dst, ksize, (const void __user *)src, usize);
+}
+
+/* ------------------------------------------------------------------ published decision */
+
+/*
+ * The eligible snapshot the driver reads under its runlist lock (calls->eligible()). Written
+ * only under the update lock; the raw spinlock serialises nothing else but makes the write
+ * side non-preemptible (also on PREEMPT_RT) and irq-safe, so a reader in any context never
+ * spins on a preempted writer.
+ */
+static DEFINE_RAW_SPINLOCK(gcaps_snap_wlock);
+static seqcount_raw_spinlock_t gcaps_snap_seq = SEQCNT_RAW_SPINLOCK_ZERO(gcaps_snap_seq,
+									 &gcaps_snap_wlock);
+static struct gcaps_be_eligible gcaps_snap = { .all = true };
+
+void gcaps_glue_publish(u64 generation, bool all, const u64 *words)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	BUILD_BUG_ON(BITS_PER_LONG != 64);
+	assert_update_lock_held();
+	raw_spin_lock_irqsave(&gcaps_snap_wlock, flags);
+	write_seqcount_begin(&gcaps_snap_seq);
+	gcaps_snap.generation = generation;
+	gcaps_snap.all = all;
+	for (i = 0; i < ARRAY_SIZE(gcaps_snap.bits); i++)
+		gcaps_snap.bits[i] = words[i];
+	write_seqcount_end(&gcaps_snap_seq);
+	raw_spin_unlock_irqrestore(&gcaps_snap_wlock, flags);
+}
+
+static void gcaps_be_eligible(struct gcaps_backend *be, struct gcaps_be_eligible *out)
+{
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&gcaps_snap_seq);
+		*out = gcaps_snap;
+	} while (read_seqcount_retry(&gcaps_snap_seq, seq));
+}
+
+/* ------------------------------------------------------------------ TSG events */
+
+/*
+ * The latest state of every TSG the driver reported and gcaps has not applied yet: one slot
+ * per TSG id (no allocation, no overflow; a newer report of the same TSG overwrites an older
+ * one, which is all the policy needs). Filled under the driver's runlist lock in any context,
+ * drained under the update lock by the work item and by real-time updates.
+ */
+struct gcaps_ev_slot {
+	struct gcaps_be_tsg tsg;
+	bool present;
+};
+
+static DEFINE_RAW_SPINLOCK(gcaps_ev_lock);
+static struct gcaps_ev_slot gcaps_ev_table[GCAPS_BE_MAX_TSGS];
+static DECLARE_BITMAP(gcaps_ev_dirty, GCAPS_BE_MAX_TSGS);
+static bool gcaps_ev_recovered;
+static void *gcaps_ctx;
+
+static void gcaps_work_fn(struct work_struct *work)
+{
+	void *ctx = READ_ONCE(gcaps_ctx);
+
+	if (ctx)
+		gcaps_rust_work(ctx);
+}
+
+static DECLARE_WORK(gcaps_work, gcaps_work_fn);
+
+static void gcaps_ev_kick(void)
+{
+	queue_work(system_highpri_wq, &gcaps_work);
+}
+
+static void gcaps_ev_put(u32 tsgid, const struct gcaps_be_tsg *tsg, bool present)
+{
+	unsigned long flags;
+
+	if (tsgid >= GCAPS_BE_MAX_TSGS) {
+		pr_warn_ratelimited("gcaps: backend reported TSG id %u >= %u, ignored\n", tsgid,
+				    GCAPS_BE_MAX_TSGS);
+		return;
+	}
+	raw_spin_lock_irqsave(&gcaps_ev_lock, flags);
+	if (tsg)
+		gcaps_ev_table[tsgid].tsg = *tsg;
+	gcaps_ev_table[tsgid].tsg.tsgid = tsgid;
+	gcaps_ev_table[tsgid].present = present;
+	__set_bit(tsgid, gcaps_ev_dirty);
+	raw_spin_unlock_irqrestore(&gcaps_ev_lock, flags);
+	gcaps_ev_kick();
+}
+
+static void gcaps_be_tsg_update(struct gcaps_backend *be, const struct gcaps_be_tsg *tsg)
+{
+	gcaps_ev_put(tsg->tsgid, tsg, true);
+}
+
+static void gcaps_be_tsg_release(struct gcaps_backend *be, u32 tsgid)
+{
+	gcaps_ev_put(tsgid, NULL, false);
+}
+
+static void gcaps_be_recovered(struct gcaps_backend *be)
+{
+	WRITE_ONCE(gcaps_ev_recovered, true);
+	gcaps_ev_kick();
+}
+
+bool gcaps_glue_ev_next(struct gcaps_ev *out)
+{
+	unsigned long flags;
+	unsigned long t;
+	struct gcaps_ev_slot *s;
+
+	assert_update_lock_held();
+	raw_spin_lock_irqsave(&gcaps_ev_lock, flags);
+	t = find_first_bit(gcaps_ev_dirty, GCAPS_BE_MAX_TSGS);
+	if (t < GCAPS_BE_MAX_TSGS) {
+		__clear_bit(t, gcaps_ev_dirty);
+		s = &gcaps_ev_table[t];
+		out->tsgid = t;
+		out->tgid = s->tsg.tgid;
+		out->start = s->tsg.owner_start;
+		out->timeslice_us = s->tsg.timeslice_us;
+		out->num_channels = s->tsg.num_channels;
+		out->present = s->present;
+		out->pad = 0;
+	}
+	raw_spin_unlock_irqrestore(&gcaps_ev_lock, flags);
+	return t < GCAPS_BE_MAX_TSGS;
+}
+
+bool gcaps_glue_ev_take_recovered(void)
+{
+	assert_update_lock_held();
+	return xchg(&gcaps_ev_recovered, false);
+}
+
+/* A hint (no lock): is anything waiting in the table? */
+bool gcaps_glue_ev_pending(void)
+{
+	return !bitmap_empty(gcaps_ev_dirty, GCAPS_BE_MAX_TSGS) || READ_ONCE(gcaps_ev_recovered);
+}
+
+static void gcaps_ev_clear(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&gcaps_ev_lock, flags);
+	bitmap_zero(gcaps_ev_dirty, GCAPS_BE_MAX_TSGS);
+	WRITE_ONCE(gcaps_ev_recovered, false);
+	raw_spin_unlock_irqrestore(&gcaps_ev_lock, flags);
+}
+
+/* ------------------------------------------------------------------ backend binding */
+
+/* The handle of the bound backend; ops != NULL iff bound. Under the update lock. */
+struct gcaps_backend {
+	const struct gcaps_backend_ops *ops;
+	void *drv;
+};
+
+static struct gcaps_backend gcaps_be;
+
+int gcaps_glue_be_attach(const void *ops, void *drv)
+{
+	assert_update_lock_held();
+	if (gcaps_be.ops)
+		return -EBUSY;
+	gcaps_ev_clear();
+	gcaps_be.ops = ops;
+	gcaps_be.drv = drv;
+	return 0;
+}
+
+/* The driver unbinds (calls->unregister): forget it. Returns whether it was bound. */
+bool gcaps_glue_be_forget(void)
+{
+	assert_update_lock_held();
+	if (!gcaps_be.ops)
+		return false;
+	gcaps_be.ops = NULL;
+	gcaps_be.drv = NULL;
+	gcaps_ev_clear();
+	return true;
+}
+
+/* gcaps unloads: tell the driver (ops->detach), then forget it. Returns whether it was bound. */
+bool gcaps_glue_be_detach(void)
+{
+	assert_update_lock_held();
+	if (!gcaps_be.ops)
+		return false;
+	gcaps_be.ops->detach(gcaps_be.drv);
+	return gcaps_glue_be_forget();
+}
+
+int gcaps_glue_be_resubmit(void)
+{
+	assert_update_lock_held();
+	if (!gcaps_be.ops)
+		return -ENODEV;
+	return gcaps_be.ops->resubmit(gcaps_be.drv);
+}
+
+u32 gcaps_glue_be_name(char *buf, size_t len)
+{
+	assert_update_lock_held();
+	if (!gcaps_be.ops) {
+		if (len)
+			buf[0] = '\0';
+		return 0;
+	}
+	strscpy(buf, gcaps_be.ops->name, len);
+	return gcaps_be.ops->abi;
+}
+
+/*
+ * calls->unregister. The module reference keeps gcaps's text and state alive while the call
+ * waits for the update lock; once gcaps is unloading (try_module_get fails) gcaps's exit
+ * detaches the driver itself, so there is nothing left to do (the driver's detach waits for
+ * this call to return, see gcaps_backend.h "Unbinding").
+ */
+static void gcaps_be_unregister(struct gcaps_backend *be)
+{
+	void *ctx;
+
+	if (be != &gcaps_be || !try_module_get(THIS_MODULE))
+		return;
+	ctx = READ_ONCE(gcaps_ctx);
+	if (ctx)
+		gcaps_rust_unbind(ctx);
+	module_put(THIS_MODULE);
+}
+
+static const struct gcaps_be_calls gcaps_calls = {
+	.unregister	= gcaps_be_unregister,
+	.tsg_update	= gcaps_be_tsg_update,
+	.tsg_release	= gcaps_be_tsg_release,
+	.recovered	= gcaps_be_recovered,
+	.eligible	= gcaps_be_eligible,
+};
+
+struct gcaps_backend *gcaps_backend_register(const struct gcaps_backend_ops *ops, void *drv,
+					     const struct gcaps_be_calls **calls)
+{
+	void *ctx = READ_ONCE(gcaps_ctx);
+	int ret;
+
+	if (!ops || !calls || ops->abi != GCAPS_BACKEND_ABI || !ops->name || !ops->resubmit ||
+	    !ops->detach)
+		return ERR_PTR(-EINVAL);
+	if (!ctx)
+		return ERR_PTR(-ENODEV);
+	ret = gcaps_rust_bind(ctx, ops, drv);
+	if (ret)
+		return ERR_PTR(ret);
+	*calls = &gcaps_calls;
+	return &gcaps_be;
+}
+EXPORT_SYMBOL_GPL(gcaps_backend_register);
+
+/* ------------------------------------------------------------------ /dev/gcaps */
+
+/* Per open file: the thread group it belongs to (a counted reference) and its client slot. */
+struct gcaps_file {
+	struct pid *tgid;
+	u32 slot;
+};
+
+static int gcaps_open(struct inode *inode, struct file *file)
+{
+	void *ctx = READ_ONCE(gcaps_ctx);
+	struct gcaps_caller caller;
+	struct gcaps_file *f;
+	int ret;
+
+	if (!ctx)
+		return -ENODEV;
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	f->tgid = get_pid(task_tgid(current));
+	gcaps_glue_caller(&caller);
+	ret = gcaps_rust_open(ctx, &caller, (uintptr_t)f->tgid, &f->slot);
+	if (ret) {
+		put_pid(f->tgid);
+		kfree(f);
+		return ret;
+	}
+	file->private_data = f;
+	return stream_open(inode, file);
+}
+
+/* Last reference to the file gone (close, exit, kill -9): end the segment, remove the client. */
+static int gcaps_release(struct inode *inode, struct file *file)
+{
+	struct gcaps_file *f = file->private_data;
+
+	gcaps_rust_release(gcaps_ctx, f->slot);
+	put_pid(f->tgid);
+	kfree(f);
+	return 0;
+}
+
+static long gcaps_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct gcaps_file *f = file->private_data;
+
+	/* Nobody acts for somebody else: the fd belongs to the thread group that opened it. */
+	if (task_tgid(current) != f->tgid)
+		return -EPERM;
+	return gcaps_rust_ioctl(gcaps_ctx, f->slot, cmd, arg);
+}
+
+static const struct file_operations gcaps_fops = {
+	.owner		= THIS_MODULE,	/* an open file pins the module: rmmod is refused */
+	.open		= gcaps_open,
+	.release	= gcaps_release,
+	.unlocked_ioctl	= gcaps_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice gcaps_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= GCAPS_DEVICE_NAME,
+	.fops	= &gcaps_fops,
+	.mode	= 0666,
+};
+
+int gcaps_glue_init(void *ctx)
+{
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct gcaps_caller) != 40);
+	BUILD_BUG_ON(sizeof(struct gcaps_ev) != 32);
+	BUILD_BUG_ON(sizeof(struct gcaps_version) != GCAPS_VERSION_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct gcaps_seg_begin) != GCAPS_SEG_BEGIN_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct gcaps_seg_end) != GCAPS_SEG_END_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct gcaps_status) != GCAPS_STATUS_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct gcaps_list) != GCAPS_LIST_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct gcaps_client_info) != 48);
+	BUILD_BUG_ON(sizeof(struct gcaps_tsg_info) != 24);
+	WRITE_ONCE(gcaps_ctx, ctx);
+	ret = misc_register(&gcaps_misc);
+	if (ret)
+		WRITE_ONCE(gcaps_ctx, NULL);
+	return ret;
+}
+
+/* First step of unloading: no new opens (no file can be open: the module refcount says so). */
+void gcaps_glue_exit_misc(void)
+{
+	misc_deregister(&gcaps_misc);
+}
+
+/* Last step of unloading, after the backend was detached: no work item runs any more. */
+void gcaps_glue_exit_final(void)
+{
+	cancel_work_sync(&gcaps_work);
+	WRITE_ONCE(gcaps_ctx, NULL);
+}

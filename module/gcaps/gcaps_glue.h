@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Interface between the C glue (gcaps_glue.c) and the Rust half (gcaps_main.rs) of gcaps.ko.
+ * The Rust half mirrors these declarations by hand in glue.rs (same order, same types);
+ * the C file checks the struct sizes the Rust side assumes.
+ *
+ * Everything marked "update lock held" may only be called while the caller holds the update
+ * lock (gcaps_glue_lock*), which lockdep checks in the debug kernel.
+ */
+#ifndef GCAPS_GLUE_H
+#define GCAPS_GLUE_H
+
+#include <linux/types.h>
+
+/* Identity and scheduling state of the calling task (read from the task, never from the caller). */
+struct gcaps_caller {
+	u64 start;		/* group leader's start_boottime (ns) */
+	u32 tgid;		/* current->tgid (initial pid namespace) */
+	u32 uid;		/* real uid (kuid value) */
+	s32 policy;		/* SCHED_* */
+	s32 rt_priority;	/* 0 for non-RT policies */
+	char comm[16];		/* NUL-terminated */
+};
+
+/* One TSG event as drained from the per-TSG table (the latest state of that TSG). */
+struct gcaps_ev {
+	u64 start;		/* owner's start_boottime */
+	u32 tsgid;
+	s32 tgid;
+	u32 timeslice_us;
+	u32 num_channels;
+	u32 present;		/* 1: exists (tsg_update), 0: released */
+	u32 pad;
+};
+
+/* Implemented in Rust (gcaps_main.rs). `ctx` is the pointer given to gcaps_glue_init(). */
+int gcaps_rust_open(void *ctx, const struct gcaps_caller *caller, uintptr_t pid_token, u32 *slot);
+void gcaps_rust_release(void *ctx, u32 slot);
+long gcaps_rust_ioctl(void *ctx, u32 slot, unsigned int cmd, unsigned long arg);
+int gcaps_rust_bind(void *ctx, const void *ops, void *drv);
+void gcaps_rust_unbind(void *ctx);
+void gcaps_rust_work(void *ctx);
+
+/* Module parameters. */
+int gcaps_glue_update_prio(void);
+unsigned int gcaps_glue_max_clients_per_user(void);
+
+/* Life cycle: publish ctx and register /dev/gcaps; undo. */
+int gcaps_glue_init(void *ctx);
+void gcaps_glue_exit_misc(void);
+void gcaps_glue_exit_final(void);
+
+/* The calling task. */
+void gcaps_glue_caller(struct gcaps_caller *out);
+void gcaps_glue_current_sched(s32 *policy, s32 *rt_priority);
+bool gcaps_glue_may_raise_rt_prio(int prio);
+u32 gcaps_glue_pid_vnr(uintptr_t pid_token);
+
+/* Update ceiling (U1/U2): raise current to SCHED_FIFO `ceiling`; restore. */
+int gcaps_glue_boost(int ceiling, u64 *saved);
+void gcaps_glue_restore(int ceiling, u64 saved);
+
+/* The update lock (rt_mutex). */
+int gcaps_glue_lock_killable(void);
+void gcaps_glue_lock(void);
+void gcaps_glue_unlock(void);
+
+/* User memory. */
+int gcaps_glue_copy_struct_from_user(void *dst, size_t ksize, unsigned long src, size_t usize);
+
+/* Published decision (update lock held). `words` has GCAPS_BE_MAX_TSGS / 64 entries. */
+void gcaps_glue_publish(u64 generation, bool all, const u64 *words);
+
+/* TSG event table. */
+bool gcaps_glue_ev_next(struct gcaps_ev *out);
+bool gcaps_glue_ev_take_recovered(void);
+bool gcaps_glue_ev_pending(void);
+
+/* Backend binding (update lock held). */
+int gcaps_glue_be_attach(const void *ops, void *drv);
+bool gcaps_glue_be_forget(void);
+bool gcaps_glue_be_detach(void);
+int gcaps_glue_be_resubmit(void);
+u32 gcaps_glue_be_name(char *buf, size_t len);
+
+#endif /* GCAPS_GLUE_H */

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! gcaps.ko: GPU context-aware preemptive priority-based scheduling (GCAPS, ECRTS 2024) for
+//! Tegra-style GPU runlists.
+//!
+//! Processes open `/dev/gcaps` (one client per open file, bound to the opening thread group)
+//! and bracket their GPU segments with `GCAPS_IOC_SEG_BEGIN`/`SEG_END`. The module decides,
+//! with the policy crate (`module/policy`, included unchanged), which TSGs may be on the GPU
+//! runlist, publishes that decision for the GPU driver (the backend, `module/include/
+//! gcaps_backend.h`) and asks it to resubmit. `docs/module.md` describes the UAPI, the update
+//! path (assumptions U1-U5 of `docs/analysis.md`), locking and the unload rules.
+//!
+//! Files: `gcaps_main.rs` (this: module, entry points from C, ioctl decoding and the update
+//! path), `inner.rs` (state under the update lock), `glue.rs` (safe wrappers of the C glue),
+//! `uapi.rs` (UAPI mirror), `gcaps_glue.c` (what 6.12 has no Rust abstraction for).
+
+use core::ffi::{c_int, c_long, c_uint, c_ulong, c_void};
+use core::mem::size_of;
+use kernel::ioctl::{_IOC_NR, _IOC_TYPE};
+use kernel::prelude::*;
+use kernel::sync::{new_mutex, Mutex};
+use kernel::uaccess::UserSlice;
+
+#[allow(unreachable_pub, unused_attributes, dead_code, unused_imports)]
+#[path = "../policy/src/lib.rs"]
+mod policy;
+
+mod glue;
+mod inner;
+mod uapi;
+
+use self::inner::{classify, BeginRequest, Inner, ListBuf};
+use self::glue::{Caller, Ceiling, PidToken, UpdateLock};
+use self::policy::{GpuPriority, SchedClass};
+
+// SAFETY: `Policy`'s all-zero bit pattern is exactly `Policy::new()` (documented guarantee of
+// the policy crate: only integers, bools and arrays of them).
+unsafe impl kernel::init::Zeroable for policy::Policy {}
+
+module! {
+    type: Gcaps,
+    name: "gcaps",
+    author: "gcaps",
+    description: "GCAPS: GPU context-aware preemptive priority-based scheduling",
+    license: "GPL",
+}
+
+/// The module's state. Invariant: exactly one exists while the module is loaded (it owns the
+/// only [`UpdateLock`]), at a fixed address (boxed) published to C as `ctx`.
+#[pin_data]
+struct State {
+    /// Everything decisions depend on; its rt_mutex serialises every update.
+    update: UpdateLock<KVBox<Inner>>,
+    /// The LIST output buffer (lock order: `list` before `update`).
+    #[pin]
+    list: Mutex<KVBox<ListBuf>>,
+    /// `update_prio`: the ceiling of real-time updates (U2).
+    ceiling: i32,
+    /// `max_clients_per_user`.
+    max_per_user: u32,
+}
+
+impl State {
+    fn ioctl(&self, slot: u32, cmd: u32, arg: usize) -> Result<i64> {
+        if _IOC_TYPE(cmd) != uapi::IOC_MAGIC {
+            return Err(ENOTTY);
+        }
+        match _IOC_NR(cmd) {
+            uapi::NR_VERSION => self.version(arg),
+            uapi::NR_SEG_BEGIN => self.seg_begin(slot, arg),
+            uapi::NR_SEG_END => self.seg_end(slot, arg),
+            uapi::NR_STATUS => self.status(slot, arg),
+            uapi::NR_LIST => self.list(arg),
+            _ => Err(ENOTTY),
+        }?;
+        Ok(0)
+    }
+
+    fn version(&self, arg: usize) -> Result {
+        let (mut v, size) = glue::read_arg::<uapi::Version>(arg)?;
+        v.abi_version = uapi::ABI_VERSION;
+        v.module_version = uapi::MODULE_VERSION;
+        v.backend_abi = self.update.lock_killable()?.backend_name(&mut v.backend_name);
+        glue::write_arg(arg, &v, size)
+    }
+
+    /// The update path of a begin/end (U1-U5): a real-time caller is raised to the ceiling
+    /// *before* it requests the lock (U1/U2), applies pending TSG events, takes the decision,
+    /// and, if what the driver lists changed, has it resubmitted and waits for the submit,
+    /// all under the lock; then unlocks and restores its own priority (drop order: the guard
+    /// before the ceiling). A best-effort caller is never raised and never drains events (U5):
+    /// its events never change the eligible set (policy rule 3), so it never submits.
+    fn update<R>(&self, rt: bool, f: impl FnOnce(&mut Inner) -> Result<R>) -> Result<R> {
+        let _ceiling = if rt { Some(Ceiling::raise(self.ceiling)?) } else { None };
+        let mut inner = self.update.lock_killable()?;
+        if rt && glue::events_pending() {
+            inner.apply_events();
+        }
+        f(&mut inner)
+    }
+
+    fn seg_begin(&self, slot: u32, arg: usize) -> Result {
+        let (mut a, size) = glue::read_arg::<uapi::SegBegin>(arg)?;
+        if a.flags != 0 || !(uapi::GPU_PRIO_INHERIT..=uapi::GPU_PRIO_MAX).contains(&a.gpu_priority) {
+            return Err(EINVAL);
+        }
+        // The class and priority are the task's, now (never the caller's word).
+        let (policy, rt_priority) = glue::current_sched();
+        let (uclass, class, cpu_prio) = classify(policy, rt_priority);
+        let gpu = match u8::try_from(a.gpu_priority) {
+            Ok(0) | Err(_) => GpuPriority::Inherit,
+            Ok(p) => GpuPriority::Explicit(p),
+        };
+        // Permissions (the rule of sched_setscheduler for the explicit priority).
+        match (class, gpu) {
+            (SchedClass::BestEffort, GpuPriority::Explicit(_)) => return Err(EPERM),
+            (SchedClass::RealTime(own), GpuPriority::Explicit(p))
+                if p > own && !glue::may_raise_rt_prio(i32::from(p)) =>
+            {
+                return Err(EPERM)
+            }
+            _ => {}
+        }
+        let req = BeginRequest {
+            class,
+            uclass,
+            cpu_prio,
+            gpu,
+        };
+        let rt = matches!(class, SchedClass::RealTime(_));
+        let (state, generation) = self.update(rt, |inner| {
+            let state = inner.seg_begin(slot, req)?;
+            Ok((state, inner.generation()))
+        })?;
+        a.state = state;
+        a.generation = generation;
+        glue::write_arg(arg, &a, size)
+    }
+
+    fn seg_end(&self, slot: u32, arg: usize) -> Result {
+        let (mut a, size) = glue::read_arg::<uapi::SegEnd>(arg)?;
+        if a.flags != 0 {
+            return Err(EINVAL);
+        }
+        let (policy, rt_priority) = glue::current_sched();
+        let rt = matches!(classify(policy, rt_priority).1, SchedClass::RealTime(_));
+        a.generation = self.update(rt, |inner| {
+            inner.seg_end(slot)?;
+            Ok(inner.generation())
+        })?;
+        glue::write_arg(arg, &a, size)
+    }
+
+    fn status(&self, slot: u32, arg: usize) -> Result {
+        let (mut s, size) = glue::read_arg::<uapi::Status>(arg)?;
+        if s.flags != 0 {
+            return Err(EINVAL);
+        }
+        self.update.lock_killable()?.status(slot, &mut s)?;
+        glue::write_arg(arg, &s, size)
+    }
+
+    fn list(&self, arg: usize) -> Result {
+        let (mut l, size) = glue::read_arg::<uapi::List>(arg)?;
+        if l.flags != 0 || l.reserved != 0 {
+            return Err(EINVAL);
+        }
+        let mut buf = self.list.lock();
+        self.update.lock_killable()?.list(&mut buf, &mut l);
+        // Copy out without the update lock (a user page fault must not extend a lock hold).
+        let n = (l.clients_cap.min(l.clients_count)) as usize;
+        let mut w = UserSlice::new(l.clients_ptr as usize, n * size_of::<uapi::ClientInfo>()).writer();
+        for c in buf.clients.iter().take(n) {
+            w.write(c)?;
+        }
+        let n = (l.tsgs_cap.min(l.tsgs_count)) as usize;
+        let mut w = UserSlice::new(l.tsgs_ptr as usize, n * size_of::<uapi::TsgInfo>()).writer();
+        for t in buf.tsgs.iter().take(n) {
+            w.write(t)?;
+        }
+        drop(buf);
+        glue::write_arg(arg, &l, size)
+    }
+
+    /// Close, exit or kill: end the open segment and remove the client. An update like a
+    /// begin/end (raised to the ceiling if the closing thread is real-time), but it cannot
+    /// fail: the lock is taken uninterruptibly and a failed raise only loses the ceiling.
+    fn release(&self, slot: u32) {
+        let (policy, rt_priority) = glue::current_sched();
+        let rt = matches!(classify(policy, rt_priority).1, SchedClass::RealTime(_));
+        let _ceiling = if rt { Ceiling::raise(self.ceiling).ok() } else { None };
+        let mut inner = self.update.lock();
+        if rt {
+            inner.apply_events();
+        }
+        inner.release(slot);
+    }
+}
+
+/// `ctx` back to the state.
+///
+/// # Safety
+///
+/// `ctx` must be the pointer passed to `glue::init` by `Gcaps::init`; the C side calls back
+/// only between `glue::init` and `glue::exit_final` (open files pin the module; the work item
+/// is cancelled and the backend detached before the state is freed).
+unsafe fn state<'a>(ctx: *mut c_void) -> &'a State {
+    // SAFETY: See the function's safety section.
+    unsafe { &*(ctx as *const State) }
+}
+
+#[no_mangle]
+extern "C" fn gcaps_rust_open(ctx: *mut c_void, caller: *const Caller, pid: usize, slot: *mut u32) -> c_int {
+    // SAFETY: Called by `gcaps_open` with the registered ctx.
+    let st = unsafe { state(ctx) };
+    // SAFETY: `caller` points to the C side's initialised `struct gcaps_caller`.
+    let caller = unsafe { &*caller };
+    let r = st
+        .update
+        .lock_killable()
+        .and_then(|mut inner| inner.open(caller, PidToken(pid), st.max_per_user));
+    match r {
+        Ok(s) => {
+            // SAFETY: `slot` points to the C side's `struct gcaps_file::slot`.
+            unsafe { *slot = s };
+            0
+        }
+        Err(e) => e.to_errno(),
+    }
+}
+
+#[no_mangle]
+extern "C" fn gcaps_rust_release(ctx: *mut c_void, slot: u32) {
+    // SAFETY: Called by `gcaps_release` with the registered ctx.
+    unsafe { state(ctx) }.release(slot);
+}
+
+#[no_mangle]
+extern "C" fn gcaps_rust_ioctl(ctx: *mut c_void, slot: u32, cmd: c_uint, arg: c_ulong) -> c_long {
+    // SAFETY: Called by `gcaps_ioctl` with the registered ctx.
+    match unsafe { state(ctx) }.ioctl(slot, cmd, arg as usize) {
+        Ok(v) => v as c_long,
+        Err(e) => e.to_errno() as c_long,
+    }
+}
+
+#[no_mangle]
+extern "C" fn gcaps_rust_bind(ctx: *mut c_void, ops: *const c_void, drv: *mut c_void) -> c_int {
+    // SAFETY: Called by `gcaps_backend_register` with the registered ctx.
+    let st = unsafe { state(ctx) };
+    let mut inner = st.update.lock();
+    // SAFETY: `ops` was checked by `gcaps_backend_register`; the driver keeps it valid until
+    // it unregisters or is detached (backend contract).
+    match unsafe { inner.bind(ops, drv) } {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
+}
+
+#[no_mangle]
+extern "C" fn gcaps_rust_unbind(ctx: *mut c_void) {
+    // SAFETY: Called by `calls->unregister` holding a module reference.
+    unsafe { state(ctx) }.update.lock().unbind();
+}
+
+#[no_mangle]
+extern "C" fn gcaps_rust_work(ctx: *mut c_void) {
+    // SAFETY: Called by the work item, which module exit cancels before freeing the state.
+    unsafe { state(ctx) }.update.lock().apply_events();
+}
+
+struct Gcaps {
+    state: Pin<KBox<State>>,
+}
+
+impl kernel::Module for Gcaps {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        let ceiling = glue::param_update_prio();
+        if !(1..=99).contains(&ceiling) {
+            pr_err!("update_prio={} is outside 1..99\n", ceiling);
+            return Err(EINVAL);
+        }
+        let max_per_user = glue::param_max_clients_per_user();
+        if max_per_user == 0 {
+            pr_err!("max_clients_per_user must be at least 1\n");
+            return Err(EINVAL);
+        }
+        // All runlist-related memory is allocated here, zeroed (never on the stack).
+        let mut inner: KVBox<Inner> = KVBox::init(kernel::init::zeroed(), GFP_KERNEL)?;
+        let listbuf: KVBox<ListBuf> = KVBox::init(kernel::init::zeroed(), GFP_KERNEL)?;
+        inner.start();
+        let state = KBox::pin_init(
+            pin_init!(State {
+                update: UpdateLock::new(inner),
+                list <- new_mutex!(listbuf),
+                ceiling,
+                max_per_user,
+            }),
+            GFP_KERNEL,
+        )?;
+        let ctx = &*state as *const State as *mut c_void;
+        // SAFETY: `state` is pinned and outlives the registration: `drop` ends it with
+        // `exit_final` before the box is freed.
+        unsafe { glue::init(ctx) }?;
+        pr_info!("loaded (update_prio={}, max_clients_per_user={})\n", ceiling, max_per_user);
+        Ok(Gcaps { state })
+    }
+}
+
+impl Drop for Gcaps {
+    fn drop(&mut self) {
+        // No file is open (each holds a module reference), so no client exists.
+        glue::exit_misc();
+        let c = {
+            let mut inner = self.state.update.lock();
+            inner.detach();
+            inner.counters
+        };
+        glue::exit_final();
+        pr_info!(
+            "unloaded ({} submits, {} failed, {} TSG events)\n",
+            c.submits,
+            c.submit_errors,
+            c.events
+        );
+    }
+}

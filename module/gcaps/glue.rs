@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Safe wrappers around the C glue (`gcaps_glue.c`, declared in `gcaps_glue.h`, mirrored
+//! here by hand): the update lock, the update ceiling, the calling task, user structs, the
+//! published decision, the TSG event table and the backend binding. Every `unsafe` block of
+//! the module that calls into C is here.
+
+use core::cell::UnsafeCell;
+use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
+use core::marker::PhantomData;
+use core::mem::size_of;
+use core::ops::{Deref, DerefMut};
+use kernel::prelude::*;
+use kernel::uaccess::UserSlice;
+
+use super::uapi::IoctlArg;
+
+/// Mirrors `struct gcaps_caller`.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Caller {
+    pub(crate) start: u64,
+    pub(crate) tgid: u32,
+    pub(crate) uid: u32,
+    pub(crate) policy: i32,
+    pub(crate) rt_priority: i32,
+    pub(crate) comm: [u8; 16],
+}
+const _: () = assert!(size_of::<Caller>() == 40);
+
+/// Mirrors `struct gcaps_ev`: the latest state of one TSG as the driver reported it.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct TsgEvent {
+    pub(crate) start: u64,
+    pub(crate) tsgid: u32,
+    pub(crate) tgid: i32,
+    pub(crate) timeslice_us: u32,
+    pub(crate) num_channels: u32,
+    pub(crate) present: u32,
+    pub(crate) pad: u32,
+}
+const _: () = assert!(size_of::<TsgEvent>() == 32);
+
+extern "C" {
+    fn gcaps_glue_update_prio() -> c_int;
+    fn gcaps_glue_max_clients_per_user() -> c_uint;
+    fn gcaps_glue_init(ctx: *mut c_void) -> c_int;
+    fn gcaps_glue_exit_misc();
+    fn gcaps_glue_exit_final();
+    fn gcaps_glue_current_sched(policy: *mut i32, rt_priority: *mut i32);
+    fn gcaps_glue_may_raise_rt_prio(prio: c_int) -> bool;
+    fn gcaps_glue_pid_vnr(pid_token: usize) -> u32;
+    fn gcaps_glue_boost(ceiling: c_int, saved: *mut u64) -> c_int;
+    fn gcaps_glue_restore(ceiling: c_int, saved: u64);
+    fn gcaps_glue_lock_killable() -> c_int;
+    fn gcaps_glue_lock();
+    fn gcaps_glue_unlock();
+    fn gcaps_glue_copy_struct_from_user(
+        dst: *mut c_void,
+        ksize: usize,
+        src: c_ulong,
+        usize: usize,
+    ) -> c_int;
+    fn gcaps_glue_publish(generation: u64, all: bool, words: *const u64);
+    fn gcaps_glue_ev_next(out: *mut TsgEvent) -> bool;
+    fn gcaps_glue_ev_take_recovered() -> bool;
+    fn gcaps_glue_ev_pending() -> bool;
+    fn gcaps_glue_be_attach(ops: *const c_void, drv: *mut c_void) -> c_int;
+    fn gcaps_glue_be_forget() -> bool;
+    fn gcaps_glue_be_detach() -> bool;
+    fn gcaps_glue_be_resubmit() -> c_int;
+    fn gcaps_glue_be_name(buf: *mut c_char, len: usize) -> u32;
+}
+
+/// SCHED_FIFO and SCHED_RR (`include/uapi/linux/sched.h`).
+pub(crate) const SCHED_FIFO: i32 = 1;
+pub(crate) const SCHED_RR: i32 = 2;
+
+/// The `update_prio` module parameter (not validated).
+pub(crate) fn param_update_prio() -> i32 {
+    // SAFETY: Reads an `int` module parameter (0444, set before init).
+    unsafe { gcaps_glue_update_prio() }
+}
+
+/// The `max_clients_per_user` module parameter.
+pub(crate) fn param_max_clients_per_user() -> u32 {
+    // SAFETY: Reads a `uint` module parameter (0444, set before init).
+    unsafe { gcaps_glue_max_clients_per_user() }
+}
+
+/// Publishes `ctx` for the C callbacks and registers `/dev/gcaps`.
+///
+/// # Safety
+///
+/// `ctx` must point to the module's `State` and stay valid until [`exit_final`] returned.
+pub(crate) unsafe fn init(ctx: *mut c_void) -> Result {
+    // SAFETY: The caller guarantees `ctx` outlives the registration.
+    let ret = unsafe { gcaps_glue_init(ctx) };
+    if ret != 0 {
+        return Err(Error::from_errno(ret));
+    }
+    Ok(())
+}
+
+/// Deregisters `/dev/gcaps` (no file is open: each open file holds a module reference).
+pub(crate) fn exit_misc() {
+    // SAFETY: Called once from module exit, after a successful `init`.
+    unsafe { gcaps_glue_exit_misc() }
+}
+
+/// Waits for the work item and forgets `ctx`; afterwards no C callback reaches the state.
+pub(crate) fn exit_final() {
+    // SAFETY: Called once from module exit, after the backend was detached.
+    unsafe { gcaps_glue_exit_final() }
+}
+
+/// The calling task's scheduling policy and `rt_priority`, read from the task.
+pub(crate) fn current_sched() -> (i32, i32) {
+    let (mut policy, mut prio) = (0, 0);
+    // SAFETY: Both pointers are valid for writes; the C side reads `current`.
+    unsafe { gcaps_glue_current_sched(&mut policy, &mut prio) };
+    (policy, prio)
+}
+
+/// Whether the caller may raise an RT priority to `prio` (`RLIMIT_RTPRIO` or `CAP_SYS_NICE`:
+/// the rule of `sched_setscheduler`).
+pub(crate) fn may_raise_rt_prio(prio: i32) -> bool {
+    // SAFETY: No preconditions; checks `current`.
+    unsafe { gcaps_glue_may_raise_rt_prio(prio) }
+}
+
+/// A counted reference to a thread group's `struct pid`, held by the open file (C side).
+/// Invariant: valid while the client that stores it exists (the file is open).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct PidToken(pub(crate) usize);
+
+impl PidToken {
+    /// The tgid in the calling task's pid namespace (0 if not visible there).
+    pub(crate) fn vnr(self) -> u32 {
+        if self.0 == 0 {
+            return 0;
+        }
+        // SAFETY: By the type invariant the token is a `struct pid *` with a reference held.
+        unsafe { gcaps_glue_pid_vnr(self.0) }
+    }
+}
+
+/// The calling thread raised to the update ceiling (U1/U2); dropping it restores the thread's
+/// own policy and priority (see `gcaps_glue_restore` for the race with a concurrent
+/// `sched_setscheduler`). Not `Send`: it must be dropped by the thread it boosted.
+pub(crate) struct Ceiling {
+    ceiling: i32,
+    saved: u64,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl Ceiling {
+    /// Raises the calling thread to SCHED_FIFO `ceiling` (no-op if it already runs at or above).
+    pub(crate) fn raise(ceiling: i32) -> Result<Self> {
+        let mut saved = 0;
+        // SAFETY: `saved` is valid for writes; the C side changes only `current`'s policy.
+        let ret = unsafe { gcaps_glue_boost(ceiling, &mut saved) };
+        if ret != 0 {
+            return Err(Error::from_errno(ret));
+        }
+        Ok(Self {
+            ceiling,
+            saved,
+            _not_send: PhantomData,
+        })
+    }
+}
+
+impl Drop for Ceiling {
+    fn drop(&mut self) {
+        // SAFETY: Same thread as `raise` (the type is not `Send`); `saved` came from it.
+        unsafe { gcaps_glue_restore(self.ceiling, self.saved) };
+    }
+}
+
+/// The update lock: the C side's single static `rt_mutex` guarding `T`.
+///
+/// Invariant: at most one `UpdateLock` exists (the module's state owns it), so the C mutex
+/// guards exactly this `T`; `data` is only reached through an [`UpdateGuard`].
+pub(crate) struct UpdateLock<T> {
+    data: UnsafeCell<T>,
+}
+
+// SAFETY: `data` is only accessed while the rt_mutex is held (through `UpdateGuard`), which
+// serialises all threads; `T: Send` because it is used from whichever thread holds the lock.
+unsafe impl<T: Send> Sync for UpdateLock<T> {}
+// SAFETY: Moving the lock moves `T`, which is `Send`.
+unsafe impl<T: Send> Send for UpdateLock<T> {}
+
+impl<T> UpdateLock<T> {
+    /// Wraps `data`. Must be called once per module lifetime (type invariant).
+    pub(crate) fn new(data: T) -> Self {
+        Self {
+            data: UnsafeCell::new(data),
+        }
+    }
+
+    /// Takes the lock, uninterruptibly (release, work item, binding).
+    pub(crate) fn lock(&self) -> UpdateGuard<'_, T> {
+        // SAFETY: No preconditions; sleeps until the lock is ours.
+        unsafe { gcaps_glue_lock() };
+        UpdateGuard {
+            lock: self,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// Takes the lock; a fatal signal while waiting gives `EINTR` (the caller is dying).
+    pub(crate) fn lock_killable(&self) -> Result<UpdateGuard<'_, T>> {
+        // SAFETY: No preconditions.
+        if unsafe { gcaps_glue_lock_killable() } != 0 {
+            return Err(EINTR);
+        }
+        Ok(UpdateGuard {
+            lock: self,
+            _not_send: PhantomData,
+        })
+    }
+}
+
+/// Proof that the update lock is held; unlocks when dropped (by the same task: not `Send`).
+pub(crate) struct UpdateGuard<'a, T> {
+    lock: &'a UpdateLock<T>,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl<T> Deref for UpdateGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: The lock is held for the guard's lifetime: no other reference to `data`.
+        unsafe { &*self.lock.data.get() }
+    }
+}
+
+impl<T> DerefMut for UpdateGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: The lock is held and the guard is borrowed mutably: the only reference.
+        unsafe { &mut *self.lock.data.get() }
+    }
+}
+
+impl<T> Drop for UpdateGuard<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: This guard took the lock, on this task.
+        unsafe { gcaps_glue_unlock() };
+    }
+}
+
+/// Operations that need the update lock held; the C side also asserts it with lockdep.
+///
+/// Invariant: the only `Backend` is the one inside the locked state (`Inner`, created by
+/// zeroing; there is no constructor), so a `&mut Backend` proves the update lock is held.
+pub(crate) struct Backend {
+    _private: (),
+}
+
+impl Backend {
+    /// Publishes the decision for the driver's runlist builder (seqcount write).
+    pub(crate) fn publish(&mut self, generation: u64, all: bool, words: &[u64; 16]) {
+        // SAFETY: Update lock held (`&mut self` is reachable only through the guard);
+        // `words` has the 16 words the C side reads.
+        unsafe { gcaps_glue_publish(generation, all, words.as_ptr()) };
+    }
+
+    /// The next dirty TSG of the event table, if any.
+    pub(crate) fn next_event(&mut self) -> Option<TsgEvent> {
+        let mut ev = TsgEvent::default();
+        // SAFETY: Update lock held; `ev` is valid for writes.
+        unsafe { gcaps_glue_ev_next(&mut ev) }.then_some(ev)
+    }
+
+    /// Whether the driver reported a recovery since the last call.
+    pub(crate) fn take_recovered(&mut self) -> bool {
+        // SAFETY: Update lock held.
+        unsafe { gcaps_glue_ev_take_recovered() }
+    }
+
+    /// Binds a backend (`EBUSY` if one is bound).
+    ///
+    /// # Safety
+    ///
+    /// `ops` must be a valid `struct gcaps_backend_ops` that stays valid until the backend is
+    /// forgotten or detached (the backend contract).
+    pub(crate) unsafe fn attach(&mut self, ops: *const c_void, drv: *mut c_void) -> Result {
+        // SAFETY: Update lock held; the caller guarantees `ops`.
+        let ret = unsafe { gcaps_glue_be_attach(ops, drv) };
+        if ret != 0 {
+            return Err(Error::from_errno(ret));
+        }
+        Ok(())
+    }
+
+    /// The driver unbinds; returns whether one was bound.
+    pub(crate) fn forget(&mut self) -> bool {
+        // SAFETY: Update lock held.
+        unsafe { gcaps_glue_be_forget() }
+    }
+
+    /// gcaps unloads: `ops->detach` then forget; returns whether one was bound.
+    pub(crate) fn detach(&mut self) -> bool {
+        // SAFETY: Update lock held; the bound driver's ops are valid until detached.
+        unsafe { gcaps_glue_be_detach() }
+    }
+
+    /// `ops->resubmit()`: rebuild, submit, wait until not pending. `ENODEV` if unbound.
+    pub(crate) fn resubmit(&mut self) -> Result {
+        // SAFETY: Update lock held; the bound driver's ops are valid while bound.
+        let ret = unsafe { gcaps_glue_be_resubmit() };
+        if ret != 0 {
+            return Err(Error::from_errno(ret));
+        }
+        Ok(())
+    }
+
+    /// The bound backend's name (NUL-terminated in `buf`) and ABI, 0 if none.
+    pub(crate) fn name(&mut self, buf: &mut [u8; 32]) -> u32 {
+        // SAFETY: Update lock held; `buf` is valid for 32 bytes.
+        unsafe { gcaps_glue_be_name(buf.as_mut_ptr().cast(), buf.len()) }
+    }
+}
+
+/// Whether TSG events may be waiting (a lock-free hint).
+pub(crate) fn events_pending() -> bool {
+    // SAFETY: No preconditions (reads a bitmap and a flag).
+    unsafe { gcaps_glue_ev_pending() }
+}
+
+/// Reads an ioctl argument struct with the UAPI size rules: the user's `size` (first field)
+/// below `SIZE_VER0` is `EINVAL`; a shorter struct is zero-extended; a longer one must be zero
+/// beyond ours (`E2BIG`). Returns the struct and the user's size.
+pub(crate) fn read_arg<T: IoctlArg>(arg: usize) -> Result<(T, usize)> {
+    let usize_ = UserSlice::new(arg, size_of::<u32>()).reader().read::<u32>()?;
+    let usize_ = usize::try_from(usize_).map_err(|_| EINVAL)?;
+    if usize_ < T::SIZE_VER0 {
+        return Err(EINVAL);
+    }
+    let mut val = T::default();
+    // SAFETY: `val` is a valid `T` of `size_of::<T>()` writable bytes, and any bytes are a
+    // valid `T` (`FromBytes`); the C side checks the user range.
+    let ret = unsafe {
+        gcaps_glue_copy_struct_from_user(
+            (&mut val as *mut T).cast(),
+            size_of::<T>(),
+            arg as c_ulong,
+            usize_,
+        )
+    };
+    if ret != 0 {
+        return Err(Error::from_errno(ret));
+    }
+    Ok((val, usize_))
+}
+
+/// Writes an ioctl argument struct back, up to the user's size.
+pub(crate) fn write_arg<T: IoctlArg>(arg: usize, val: &T, user_size: usize) -> Result {
+    let n = user_size.min(size_of::<T>());
+    // SAFETY: `T: AsBytes`: all `size_of::<T>()` bytes of `val` are initialised.
+    let bytes = unsafe { core::slice::from_raw_parts((val as *const T).cast::<u8>(), size_of::<T>()) };
+    UserSlice::new(arg, n).writer().write_slice(&bytes[..n])
+}

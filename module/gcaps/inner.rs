@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The module's state under the update lock: the policy, the client table, the mirror of the
+//! driver's TSGs and the last published decision, with the operations the ioctls, `release`,
+//! the work item and the backend binding perform on it. Safe Rust only; every call into C
+//! goes through [`Backend`] (which needs the lock).
+//!
+//! Invariants (hold whenever the update lock is free):
+//! * `published == policy.decision()`: every mutation ends with [`Inner::sync`].
+//! * A client slot is `in_use` iff its `/dev/gcaps` file is open; its `handle` names a
+//!   registered policy client whose key is `key`.
+//! * `tsgs[t].exists` iff the policy has TSG `t` (`policy.tsgs()`), with owner key `key`.
+//! * Keys are never reused: a key names one process identity `(tgid, start)` for as long as a
+//!   client or a TSG carries it, and new identities get `next_key`, which only grows.
+
+use kernel::prelude::*;
+
+use super::glue::{Backend, Caller, PidToken, TsgEvent};
+use super::policy::{
+    ClientId, ClientStatus, Decision, Error as PolicyError, GpuPriority, Policy, ProcessKey,
+    SchedClass,
+};
+use super::uapi;
+
+/// Client slots: the policy's client capacity.
+pub(crate) const MAX_CLIENTS: usize = Policy::<16, 128>::CLIENT_CAPACITY;
+/// TSG ids: the policy's TSG capacity (= `GCAPS_BE_MAX_TSGS`).
+pub(crate) const MAX_TSGS: usize = Policy::<16, 128>::TSG_CAPACITY;
+
+/// One open `/dev/gcaps` file. All-zero = free slot.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Client {
+    in_use: bool,
+    /// UAPI client id, never reused while the system runs.
+    id: u64,
+    /// The policy's handle (`ClientId::to_raw`).
+    handle: u64,
+    key: ProcessKey,
+    tgid: u32,
+    start: u64,
+    uid: u32,
+    pid: PidToken,
+    comm: [u8; 16],
+    /// `uapi::CLASS_*` and `rt_priority` at the last begin (at open before the first).
+    cpu_class: u32,
+    cpu_prio: i32,
+}
+
+/// The driver's view of one TSG, as last applied. All-zero = no such TSG.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Tsg {
+    exists: bool,
+    tgid: i32,
+    start: u64,
+    key: ProcessKey,
+    timeslice_us: u32,
+    num_channels: u32,
+}
+
+/// What `seg_begin` needs from the caller.
+#[derive(Clone, Copy)]
+pub(crate) struct BeginRequest {
+    pub(crate) class: SchedClass,
+    pub(crate) uclass: u32,
+    pub(crate) cpu_prio: i32,
+    pub(crate) gpu: GpuPriority,
+}
+
+/// Counters reported in the kernel log at unload.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Counters {
+    pub(crate) submits: u64,
+    pub(crate) submit_errors: u64,
+    pub(crate) events: u64,
+}
+
+/// Everything the update lock guards.
+pub(crate) struct Inner {
+    policy: Policy,
+    clients: [Client; MAX_CLIENTS],
+    tsgs: [Tsg; MAX_TSGS],
+    next_client_id: u64,
+    next_key: u64,
+    published: Decision,
+    bound: bool,
+    pub(crate) be: Backend,
+    pub(crate) counters: Counters,
+}
+
+// SAFETY: All fields are integers, bools, arrays of them, `PidToken` (a `usize`), `Backend`
+// (a zero-sized token) and `Policy`/`Decision`, whose all-zero bit pattern is documented to be
+// the empty policy / a valid decision. Zeroed `Inner` = no clients, no TSGs, nothing bound.
+unsafe impl kernel::init::Zeroable for Inner {}
+
+/// `EALREADY` (not among 6.12's `kernel::error::code` constants).
+fn ealready() -> Error {
+    Error::from_errno(-(kernel::bindings::EALREADY as i32))
+}
+
+fn map_policy_error(e: PolicyError) -> Error {
+    match e {
+        PolicyError::SegmentAlreadyOpen => ealready(),
+        PolicyError::NoOpenSegment => ENOENT,
+        PolicyError::GpuPriorityNeedsRealTime => EPERM,
+        PolicyError::PriorityOutOfRange => EINVAL,
+        PolicyError::ClientTableFull => ENOSPC,
+        // Handles and TSG ids are the module's own: these mean a bug, reported as EINVAL.
+        _ => EINVAL,
+    }
+}
+
+/// `uapi::CLASS_*`, the policy class and the priority of a task's scheduling state. SCHED_DEADLINE
+/// and every other non-FIFO/RR policy count as best-effort.
+pub(crate) fn classify(policy: i32, rt_priority: i32) -> (u32, SchedClass, i32) {
+    let rt = u8::try_from(rt_priority).ok().filter(|p| (1..=99).contains(p));
+    match (policy, rt) {
+        (super::glue::SCHED_FIFO, Some(p)) => (uapi::CLASS_FIFO, SchedClass::RealTime(p), rt_priority),
+        (super::glue::SCHED_RR, Some(p)) => (uapi::CLASS_RR, SchedClass::RealTime(p), rt_priority),
+        _ => (uapi::CLASS_OTHER, SchedClass::BestEffort, 0),
+    }
+}
+
+impl Inner {
+    /// Called once after zeroed allocation, before the state is shared: the initial
+    /// decision (every TSG eligible, generation 0) is what the C side's snapshot starts with.
+    pub(crate) fn start(&mut self) {
+        self.published = self.policy.decision();
+    }
+
+    fn publish(&mut self) {
+        let d = self.published;
+        self.be.publish(d.generation, d.all, d.eligible.words());
+    }
+
+    fn client(&self, slot: u32) -> Result<&Client> {
+        let c = self.clients.get(slot as usize).ok_or(EINVAL)?;
+        if c.in_use {
+            Ok(c)
+        } else {
+            Err(EINVAL)
+        }
+    }
+
+    fn handle(&self, slot: u32) -> Result<ClientId> {
+        Ok(ClientId::from_raw(self.client(slot)?.handle))
+    }
+
+    /// The key of process `(tgid, start)`: the one a client or TSG of it already carries, else
+    /// a new one. O(C + T).
+    fn key_for(&mut self, tgid: u32, start: u64) -> ProcessKey {
+        let from_client = self
+            .clients
+            .iter()
+            .find(|c| c.in_use && c.tgid == tgid && c.start == start)
+            .map(|c| c.key);
+        let from_tsg = || {
+            self.tsgs
+                .iter()
+                .find(|t| t.exists && t.tgid as u32 == tgid && t.start == start)
+                .map(|t| t.key)
+        };
+        if let Some(k) = from_client.or_else(from_tsg) {
+            return k;
+        }
+        self.next_key += 1;
+        self.next_key
+    }
+
+    /// Publishes the decision if it changed, and has the driver resubmit if what it lists
+    /// changed (or `force`, after a recovery). Restores the `published` invariant.
+    pub(crate) fn sync(&mut self, force: bool) {
+        let d = self.policy.decision();
+        let visible = d.all != self.published.all || (!d.all && d.eligible != self.published.eligible);
+        if d != self.published {
+            self.published = d;
+            self.publish();
+        }
+        if (visible || force) && self.bound {
+            self.counters.submits += 1;
+            if let Err(e) = self.be.resubmit() {
+                // The decision is published: the driver's own rebuild paths (resume, recovery)
+                // list exactly it, so there is nothing to retry here.
+                self.counters.submit_errors += 1;
+                if self.counters.submit_errors == 1 {
+                    pr_warn!("backend resubmit failed ({:?}); further failures are only counted\n", e);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ clients
+
+    /// A file is opened: a new client. Never changes the decision.
+    pub(crate) fn open(&mut self, caller: &Caller, pid: PidToken, max_per_user: u32) -> Result<u32> {
+        let mine = self.clients.iter().filter(|c| c.in_use && c.uid == caller.uid).count();
+        if mine >= max_per_user as usize {
+            return Err(EMFILE);
+        }
+        let slot = self.clients.iter().position(|c| !c.in_use).ok_or(ENOSPC)?;
+        let key = self.key_for(caller.tgid, caller.start);
+        let (uclass, class, prio) = classify(caller.policy, caller.rt_priority);
+        let (id, _) = self.policy.register(key, class).map_err(map_policy_error)?;
+        self.next_client_id += 1;
+        let c = self.clients.get_mut(slot).ok_or(ENOSPC)?;
+        *c = Client {
+            in_use: true,
+            id: self.next_client_id,
+            handle: id.to_raw(),
+            key,
+            tgid: caller.tgid,
+            start: caller.start,
+            uid: caller.uid,
+            pid,
+            comm: caller.comm,
+            cpu_class: uclass,
+            cpu_prio: prio,
+        };
+        // `slot < MAX_CLIENTS = 128`.
+        Ok(slot as u32)
+    }
+
+    /// The file's last reference is gone: end its segment, remove the client.
+    pub(crate) fn release(&mut self, slot: u32) {
+        if let Ok(id) = self.handle(slot) {
+            // Cannot fail for a registered handle.
+            let _ = self.policy.client_gone(id);
+        }
+        if let Some(c) = self.clients.get_mut(slot as usize) {
+            *c = Client::default();
+        }
+        self.sync(false);
+    }
+
+    /// `GCAPS_IOC_SEG_BEGIN`. Returns the client's state after the call.
+    pub(crate) fn seg_begin(&mut self, slot: u32, req: BeginRequest) -> Result<u32> {
+        let id = self.handle(slot)?;
+        self.policy.seg_begin(id, req.class, req.gpu).map_err(map_policy_error)?;
+        if let Some(c) = self.clients.get_mut(slot as usize) {
+            c.cpu_class = req.uclass;
+            c.cpu_prio = req.cpu_prio;
+        }
+        self.sync(false);
+        Ok(self.state_of(id))
+    }
+
+    /// `GCAPS_IOC_SEG_END`.
+    pub(crate) fn seg_end(&mut self, slot: u32) -> Result {
+        let id = self.handle(slot)?;
+        self.policy.seg_end(id).map_err(map_policy_error)?;
+        self.sync(false);
+        Ok(())
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
+        self.policy.generation()
+    }
+
+    fn state_of(&self, id: ClientId) -> u32 {
+        match self.policy.client_status(id) {
+            Ok(ClientStatus::Running) => uapi::STATE_RUNNING,
+            Ok(ClientStatus::Pending) => uapi::STATE_PENDING,
+            _ => uapi::STATE_IDLE,
+        }
+    }
+
+    fn info_of(&self, c: &Client) -> uapi::ClientInfo {
+        let id = ClientId::from_raw(c.handle);
+        let gpu = self
+            .policy
+            .client_info(id)
+            .ok()
+            .and_then(|i| i.effective_priority)
+            .map_or(0, i32::from);
+        let num_tsgs = self.tsgs.iter().filter(|t| t.exists && t.key == c.key).count();
+        uapi::ClientInfo {
+            client_id: c.id,
+            tgid: c.pid.vnr(),
+            cpu_class: c.cpu_class,
+            cpu_priority: c.cpu_prio,
+            gpu_priority: gpu,
+            state: self.state_of(id),
+            num_tsgs: num_tsgs as u32,
+            comm: c.comm,
+        }
+    }
+
+    /// `GCAPS_IOC_STATUS` (everything but `size`/`flags`).
+    pub(crate) fn status(&self, slot: u32, out: &mut uapi::Status) -> Result {
+        let c = self.client(slot)?;
+        out.self_ = self.info_of(c);
+        out.generation = self.policy.generation();
+        out.rt_active = u32::from(self.policy.rt_active());
+        out.num_clients = self.clients.iter().filter(|c| c.in_use).count() as u32;
+        Ok(())
+    }
+
+    /// `GCAPS_IOC_LIST`: one consistent copy into `buf`; returns the counts.
+    pub(crate) fn list(&self, buf: &mut ListBuf, out: &mut uapi::List) {
+        let mut n = 0;
+        for (c, dst) in self.clients.iter().filter(|c| c.in_use).zip(buf.clients.iter_mut()) {
+            *dst = self.info_of(c);
+            n += 1;
+        }
+        out.clients_count = n;
+        let d = self.policy.decision();
+        let mut n = 0;
+        for ((t, tsgid), dst) in self
+            .tsgs
+            .iter()
+            .zip(0u32..)
+            .filter(|(t, _)| t.exists)
+            .zip(buf.tsgs.iter_mut())
+        {
+            let mut flags = 0;
+            if d.all || d.eligible.contains(tsgid) {
+                flags |= uapi::TSG_ELIGIBLE;
+            }
+            if self.policy.is_always_eligible(tsgid) {
+                flags |= uapi::TSG_ALWAYS;
+            }
+            let owner = self.clients.iter().find(|c| c.in_use && c.key == t.key);
+            *dst = uapi::TsgInfo {
+                tsgid,
+                flags,
+                owner_client_id: owner.map_or(0, |c| c.id),
+                owner_tgid: t.tgid as u32,
+                timeslice_us: t.timeslice_us,
+            };
+            n += 1;
+        }
+        out.tsgs_count = n;
+        out.generation = d.generation;
+        out.rt_active = u32::from(!d.all);
+    }
+
+    // ------------------------------------------------------------------ backend
+
+    /// Applies every pending TSG event (at most one per TSG id) and, after a reported
+    /// recovery, forces a resubmit. Ends with [`Inner::sync`].
+    pub(crate) fn apply_events(&mut self) {
+        while let Some(ev) = self.be.next_event() {
+            self.counters.events += 1;
+            self.apply(&ev);
+        }
+        let force = self.be.take_recovered();
+        self.sync(force);
+    }
+
+    fn apply(&mut self, ev: &TsgEvent) {
+        let t = ev.tsgid;
+        let Some(old) = self.tsgs.get(t as usize).copied() else {
+            return;
+        };
+        let same_owner = old.exists && old.tgid == ev.tgid && old.start == ev.start;
+        if old.exists && (ev.present == 0 || !same_owner) {
+            let _ = self.policy.tsg_destroy(t);
+            if let Some(m) = self.tsgs.get_mut(t as usize) {
+                *m = Tsg::default();
+            }
+        }
+        if ev.present == 0 {
+            return;
+        }
+        if same_owner {
+            if old.timeslice_us != ev.timeslice_us || old.num_channels != ev.num_channels {
+                let _ = self.policy.tsg_changed(t);
+            }
+            if let Some(m) = self.tsgs.get_mut(t as usize) {
+                m.timeslice_us = ev.timeslice_us;
+                m.num_channels = ev.num_channels;
+            }
+            return;
+        }
+        let key = self.key_for(ev.tgid as u32, ev.start);
+        if self.policy.tsg_create(t, key).is_ok() {
+            if let Some(m) = self.tsgs.get_mut(t as usize) {
+                *m = Tsg {
+                    exists: true,
+                    tgid: ev.tgid,
+                    start: ev.start,
+                    key,
+                    timeslice_us: ev.timeslice_us,
+                    num_channels: ev.num_channels,
+                };
+            }
+        }
+    }
+
+    /// A backend registers.
+    ///
+    /// # Safety
+    ///
+    /// As [`Backend::attach`].
+    pub(crate) unsafe fn bind(&mut self, ops: *const core::ffi::c_void, drv: *mut core::ffi::c_void) -> Result {
+        // SAFETY: Forwarded from the caller.
+        unsafe { self.be.attach(ops, drv) }?;
+        self.bound = true;
+        Ok(())
+    }
+
+    /// The backend is gone (it unregistered, or gcaps detached it): forget its TSGs.
+    fn forget_tsgs(&mut self) {
+        self.bound = false;
+        for (m, t) in self.tsgs.iter_mut().zip(0u32..) {
+            if m.exists {
+                let _ = self.policy.tsg_destroy(t);
+                *m = Tsg::default();
+            }
+        }
+        self.sync(false);
+    }
+
+    /// The driver unregisters (`calls->unregister`).
+    pub(crate) fn unbind(&mut self) {
+        if self.be.forget() {
+            self.forget_tsgs();
+        }
+    }
+
+    /// gcaps unloads: detach the driver (it reverts to stock scheduling).
+    pub(crate) fn detach(&mut self) {
+        if self.be.detach() {
+            self.forget_tsgs();
+        }
+    }
+
+    /// The bound backend's name and ABI.
+    pub(crate) fn backend_name(&mut self, buf: &mut [u8; 32]) -> u32 {
+        self.be.name(buf)
+    }
+}
+
+/// Preallocated output of `GCAPS_IOC_LIST` (filled under the update lock, copied to user space
+/// after it is released, under its own mutex).
+pub(crate) struct ListBuf {
+    pub(crate) clients: [uapi::ClientInfo; MAX_CLIENTS],
+    pub(crate) tsgs: [uapi::TsgInfo; MAX_TSGS],
+}
+
+// SAFETY: Arrays of UAPI structs made of integers: all-zero is valid.
+unsafe impl kernel::init::Zeroable for ListBuf {}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gpuclient: a GPU task on the emulated GPU (/dev/gcaps_simgpu), for the VM tests and by hand.
+ *
+ *   gpuclient [--prio P] [--gpu-prio G] [--cpu N] [--no-gcaps] [--busy|--suspend]
+ *             [--work MS] [--split N] [--segments K] [--gap-ms MS] [--delay-ms MS]
+ *             [--start-at NS] [--timeslice US] [--hold-ms MS] [--tag NAME] [--report] [--hog]
+ *   gpuclient --now          print CLOCK_MONOTONIC in ns
+ *   gpuclient --sleep-until NS   sleep until CLOCK_MONOTONIC NS (for test scripts)
+ *
+ * --prio P: SCHED_FIFO priority P (1..99); 0 (default) stays SCHED_OTHER (best-effort).
+ * Each segment: GCAPS_IOC_SEG_BEGIN (unless --no-gcaps), --hold-ms of CPU spinning, the work of
+ * --work ms submitted as --split pieces (each waited for before the next), GCAPS_IOC_SEG_END;
+ * --gap-ms of sleep between segments. --busy waits by polling (SIMGPU_WAIT_POLL in a loop),
+ * --suspend (default) by blocking. --hog: endless best-effort work (two items of --work ms in
+ * flight, so the TSG always has work), one ITEM line per finished item with --report.
+ *
+ * Output (--report), one line per segment, times in CLOCK_MONOTONIC ns:
+ *   SEG tag= pid= tsg= k= prio= begin_call= begun= state= gpu_start= gpu_end= done= end_call=
+ *       ended= preempt= work=
+ *   (begin_call/begun: around SEG_BEGIN; gpu_start/gpu_end: first piece's GPU start, last
+ *   piece's GPU end; done: when the wait returned; end_call/ended: around SEG_END)
+ * and a first line "CLIENT tag= pid= tsg= prio= gcaps=0|1". Errors: one line on stderr, exit 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../../uapi/linux/gcaps.h"
+#include "../../../module/simgpu/gcaps_simgpu.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "gpuclient[%d]: %s: %s\n", getpid(), what, strerror(errno));
+	exit(1);
+}
+
+static void usage(const char *why)
+{
+	fprintf(stderr, "gpuclient: %s (see the comment at the top of gpuclient.c)\n", why);
+	exit(2);
+}
+
+static double num_arg(const char *opt, const char *v)
+{
+	char *end;
+	double d;
+
+	if (!v)
+		usage("option needs a value");
+	d = strtod(v, &end);
+	if (*end || end == v || d < 0) {
+		fprintf(stderr, "gpuclient: %s: not a non-negative number: '%s'\n", opt, v);
+		exit(2);
+	}
+	return d;
+}
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = t / 1000000000ull, .tv_nsec = t % 1000000000ull };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void spin_ns(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+
+	while (now_ns() < end)
+		;
+}
+
+static int gpu = -1, busy;
+
+static uint64_t submit(uint64_t exec_ns)
+{
+	struct simgpu_submit s = { .size = sizeof(s), .exec_ns = exec_ns };
+
+	if (ioctl(gpu, SIMGPU_IOC_SUBMIT, &s))
+		die("SIMGPU_IOC_SUBMIT");
+	return s.seqno;
+}
+
+static void wait_item(uint64_t seqno, struct simgpu_completion *c)
+{
+	struct simgpu_wait w = { .size = sizeof(w), .seqno = seqno };
+
+	if (busy) {
+		w.flags = SIMGPU_WAIT_POLL;
+		while (ioctl(gpu, SIMGPU_IOC_WAIT, &w)) {
+			if (errno != EAGAIN)
+				die("SIMGPU_IOC_WAIT (poll)");
+		}
+	} else {
+		while (ioctl(gpu, SIMGPU_IOC_WAIT, &w)) {
+			if (errno != EINTR)
+				die("SIMGPU_IOC_WAIT");
+		}
+	}
+	*c = w.done;
+}
+
+int main(int argc, char **argv)
+{
+	int prio = 0, gpu_prio = 0, cpu = -1, use_gcaps = 1, split = 1, segments = 1, report = 0;
+	int hog = 0, gcaps = -1, k, i;
+	double work_ms = 10, gap_ms = 0, delay_ms = 0, hold_ms = 0;
+	unsigned int timeslice = 0;
+	uint64_t start_at = 0;
+	const char *tag = "-";
+	struct simgpu_tsg_info info = { .size = sizeof(info) };
+
+	for (i = 1; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(o, "--now")) {
+			printf("%llu\n", (unsigned long long)now_ns());
+			return 0;
+		} else if (!strcmp(o, "--sleep-until")) {
+			sleep_until((uint64_t)num_arg(o, v));
+			return 0;
+		} else if (!strcmp(o, "--prio")) {
+			prio = (int)num_arg(o, v); i++;
+		} else if (!strcmp(o, "--gpu-prio")) {
+			gpu_prio = (int)num_arg(o, v); i++;
+		} else if (!strcmp(o, "--cpu")) {
+			cpu = (int)num_arg(o, v); i++;
+		} else if (!strcmp(o, "--work")) {
+			work_ms = num_arg(o, v); i++;
+		} else if (!strcmp(o, "--split")) {
+			split = (int)num_arg(o, v); i++;
+		} else if (!strcmp(o, "--segments")) {
+			segments = (int)num_arg(o, v); i++;
+		} else if (!strcmp(o, "--gap-ms")) {
+			gap_ms = num_arg(o, v); i++;
+		} else if (!strcmp(o, "--delay-ms")) {
+			delay_ms = num_arg(o, v); i++;
+		} else if (!strcmp(o, "--hold-ms")) {
+			hold_ms = num_arg(o, v); i++;
+		} else if (!strcmp(o, "--start-at")) {
+			start_at = (uint64_t)num_arg(o, v); i++;
+		} else if (!strcmp(o, "--timeslice")) {
+			timeslice = (unsigned int)num_arg(o, v); i++;
+		} else if (!strcmp(o, "--tag")) {
+			if (!v)
+				usage("--tag needs a value");
+			tag = v; i++;
+		} else if (!strcmp(o, "--no-gcaps")) {
+			use_gcaps = 0;
+		} else if (!strcmp(o, "--busy")) {
+			busy = 1;
+		} else if (!strcmp(o, "--suspend")) {
+			busy = 0;
+		} else if (!strcmp(o, "--report")) {
+			report = 1;
+		} else if (!strcmp(o, "--hog")) {
+			hog = 1;
+		} else {
+			fprintf(stderr, "gpuclient: unknown option '%s'\n", o);
+			return 2;
+		}
+	}
+	if (split < 1 || segments < 0 || work_ms <= 0)
+		usage("--split must be >= 1 and --work > 0");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			die("sched_setaffinity");
+	}
+	if (prio > 0) {
+		struct sched_param sp = { .sched_priority = prio };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			die("sched_setscheduler(SCHED_FIFO)");
+	}
+	gpu = open("/dev/" SIMGPU_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (gpu < 0)
+		die("open /dev/" SIMGPU_DEVICE_NAME);
+	if (use_gcaps) {
+		gcaps = open("/dev/" GCAPS_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+		if (gcaps < 0)
+			die("open /dev/" GCAPS_DEVICE_NAME);
+	}
+	if (ioctl(gpu, SIMGPU_IOC_INFO, &info))
+		die("SIMGPU_IOC_INFO");
+	if (timeslice) {
+		struct simgpu_timeslice ts = { .size = sizeof(ts), .timeslice_us = timeslice };
+
+		if (ioctl(gpu, SIMGPU_IOC_SET_TIMESLICE, &ts))
+			die("SIMGPU_IOC_SET_TIMESLICE");
+	}
+	printf("CLIENT tag=%s pid=%d tsg=%u prio=%d gcaps=%d\n", tag, getpid(), info.tsgid, prio,
+	       use_gcaps);
+	if (start_at)
+		sleep_until(start_at);
+	if (delay_ms > 0)
+		sleep_until(now_ns() + (uint64_t)(delay_ms * 1e6));
+
+	if (hog) {
+		uint64_t item = (uint64_t)(work_ms * 1e6), q[2];
+		struct simgpu_completion c;
+
+		q[0] = submit(item);
+		for (;;) {
+			q[1] = submit(item);
+			wait_item(q[0], &c);
+			if (report)
+				printf("ITEM tag=%s pid=%d tsg=%u seq=%llu gpu_start=%llu gpu_end=%llu preempt=%u\n",
+				       tag, getpid(), info.tsgid, (unsigned long long)c.seqno,
+				       (unsigned long long)c.start_ns, (unsigned long long)c.end_ns,
+				       c.preemptions);
+			q[0] = q[1];
+		}
+	}
+
+	for (k = 0; k < segments; k++) {
+		uint64_t t_begin, t_begun, t_done, t_end, t_ended, gstart = 0, gend = 0, left;
+		uint64_t total = (uint64_t)(work_ms * 1e6);
+		struct gcaps_seg_begin b = { .size = sizeof(b), .gpu_priority = gpu_prio };
+		struct gcaps_seg_end e = { .size = sizeof(e) };
+		struct simgpu_completion c;
+		unsigned int preempt = 0;
+
+		t_begin = now_ns();
+		if (gcaps >= 0 && ioctl(gcaps, GCAPS_IOC_SEG_BEGIN, &b))
+			die("GCAPS_IOC_SEG_BEGIN");
+		t_begun = now_ns();
+		if (hold_ms > 0)
+			spin_ns((uint64_t)(hold_ms * 1e6));
+		left = total;
+		for (i = 0; i < split; i++) {
+			uint64_t piece = i == split - 1 ? left : total / split;
+
+			left -= piece;
+			wait_item(submit(piece ? piece : 1), &c);
+			if (i == 0)
+				gstart = c.start_ns;
+			gend = c.end_ns;
+			preempt += c.preemptions;
+		}
+		t_done = now_ns();
+		t_end = now_ns();
+		if (gcaps >= 0 && ioctl(gcaps, GCAPS_IOC_SEG_END, &e))
+			die("GCAPS_IOC_SEG_END");
+		t_ended = now_ns();
+		if (report)
+			printf("SEG tag=%s pid=%d tsg=%u k=%d prio=%d begin_call=%llu begun=%llu state=%u gpu_start=%llu gpu_end=%llu done=%llu end_call=%llu ended=%llu preempt=%u work=%llu\n",
+			       tag, getpid(), info.tsgid, k, prio, (unsigned long long)t_begin,
+			       (unsigned long long)t_begun, b.state, (unsigned long long)gstart,
+			       (unsigned long long)gend, (unsigned long long)t_done,
+			       (unsigned long long)t_end, (unsigned long long)t_ended, preempt,
+			       (unsigned long long)total);
+		if (gap_ms > 0 && k + 1 < segments)
+			sleep_until(now_ns() + (uint64_t)(gap_ms * 1e6));
+	}
+	return 0;
+}

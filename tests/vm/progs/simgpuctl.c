@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * simgpuctl: observe and poke the emulated GPU through /dev/gcaps_simgpu_ctl (root).
+ *
+ *   simgpuctl runlist       the runlist the engine executes, decoded here from the raw words
+ *                           (independently of the module): one line per entry
+ *                             TSG id= timeout= scale= slice_ns= channels=
+ *                             CH chid= runqueue= inst=0x.. inst_ap= userd=0x.. userd_ap=
+ *                           after a line "RUNLIST entries= active= bound=". Exit 1 if the
+ *                           words break the Volta/Ampere format (reserved bits, lengths).
+ *   simgpuctl words         the raw words, one entry (4 words, hex) per line
+ *   simgpuctl stats         "STATS submits= takes= ... num_tsgs= bound="
+ *   simgpuctl exclude T     test knob: keep TSG T off every runlist (returns once taken)
+ *   simgpuctl include T     undo
+ *   simgpuctl stall MS      test knob: the engine takes no runlist for MS ms
+ *
+ * Several commands may follow each other in one call (e.g. "stall 150 exclude 3"), and
+ * "--at NS" first sleeps until CLOCK_MONOTONIC NS. Each knob prints
+ * "CALL cmd=<cmd> call=<ns> ret=<ns>" (the ioctl's duration, without process start-up).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../../module/simgpu/gcaps_simgpu.h"
+
+#define MAX_WORDS (1024 * 9 * 4)
+
+static int fd;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "simgpuctl: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static uint32_t num(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s) {
+		fprintf(stderr, "simgpuctl: missing number\n");
+		exit(2);
+	}
+	v = strtoul(s, &end, 0);
+	if (*end || end == s || v > 0xffffffffUL) {
+		fprintf(stderr, "simgpuctl: not a number: '%s'\n", s);
+		exit(2);
+	}
+	return (uint32_t)v;
+}
+
+static struct simgpu_runlist rl = { .size = sizeof(rl) };
+static uint32_t words[MAX_WORDS];
+
+static void fetch(void)
+{
+	rl.words_ptr = (uintptr_t)words;
+	rl.words_cap = MAX_WORDS;
+	if (ioctl(fd, SIMGPU_IOC_RUNLIST, &rl))
+		die("SIMGPU_IOC_RUNLIST");
+	if (rl.entries * 4 > MAX_WORDS) {
+		fprintf(stderr, "simgpuctl: runlist of %u entries exceeds %u\n", rl.entries,
+			MAX_WORDS / 4);
+		exit(1);
+	}
+}
+
+static int bad(uint32_t i, const char *why)
+{
+	fprintf(stderr, "simgpuctl: entry %u: %s\n", i, why);
+	return 1;
+}
+
+static int decode(void)
+{
+	uint32_t i = 0, j;
+
+	printf("RUNLIST entries=%u active=%d bound=%u\n", rl.entries, rl.active_buffer, rl.bound);
+	while (i < rl.entries) {
+		uint32_t *w = &words[i * 4], n = w[1];
+		uint32_t timeout = w[0] >> 24, scale = (w[0] >> 16) & 15;
+
+		if (!(w[0] & 1))
+			return bad(i, "channel entry where a TSG entry must be");
+		if ((w[0] & 0x00f0fffe) || (w[1] & ~0xffu) || (w[2] & ~0xfffu) || w[3])
+			return bad(i, "reserved bits set in a TSG entry");
+		if (n < 1 || n > 128 || i + n >= rl.entries)
+			return bad(i, "TSG length out of range");
+		printf("TSG id=%u timeout=%u scale=%u slice_ns=%llu channels=%u\n", w[2], timeout,
+		       scale, ((unsigned long long)timeout << scale) * 1024, n);
+		for (j = 1; j <= n; j++) {
+			uint32_t *c = &words[(i + j) * 4];
+			uint32_t ia = (c[0] >> 4) & 3, ua = (c[0] >> 6) & 3;
+
+			if ((c[0] & 1) || (c[0] & 8))
+				return bad(i + j, "not a channel entry");
+			if (ia == 1 || ua == 1)
+				return bad(i + j, "invalid aperture");
+			printf("CH chid=%u runqueue=%u inst=0x%llx inst_ap=%u userd=0x%llx userd_ap=%u\n",
+			       c[2] & 0xfff, (c[0] >> 1) & 1,
+			       ((unsigned long long)c[3] << 32) | (c[2] & 0xfffff000), ia,
+			       ((unsigned long long)c[1] << 32) | (c[0] & 0xffffff00), ua);
+		}
+		i += 1 + n;
+	}
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void knob(const char *cmd, unsigned long req, void *arg)
+{
+	uint64_t t0 = now_ns(), t1;
+
+	if (ioctl(fd, req, arg))
+		die(cmd);
+	t1 = now_ns();
+	printf("CALL cmd=%s call=%llu ret=%llu\n", cmd, (unsigned long long)t0,
+	       (unsigned long long)t1);
+}
+
+int main(int argc, char **argv)
+{
+	int a = 1;
+	uint32_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	fd = open("/dev/" SIMGPU_CTL_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die("open /dev/" SIMGPU_CTL_DEVICE_NAME);
+	if (a + 1 < argc && !strcmp(argv[a], "--at")) {
+		unsigned long long t = strtoull(argv[a + 1], NULL, 0);
+		struct timespec ts = { .tv_sec = t / 1000000000ull, .tv_nsec = t % 1000000000ull };
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		a += 2;
+	}
+	if (a >= argc) {
+		fprintf(stderr, "simgpuctl: no command (runlist|words|stats|exclude T|include T|stall MS)\n");
+		return 2;
+	}
+	for (; a < argc; a++) {
+		const char *cmd = argv[a];
+
+		if (!strcmp(cmd, "runlist")) {
+			fetch();
+			if (decode())
+				return 1;
+		} else if (!strcmp(cmd, "words")) {
+			fetch();
+			for (i = 0; i < rl.entries; i++)
+				printf("%08x %08x %08x %08x\n", words[4 * i], words[4 * i + 1],
+				       words[4 * i + 2], words[4 * i + 3]);
+		} else if (!strcmp(cmd, "stats")) {
+			rl.words_cap = 0;
+			if (ioctl(fd, SIMGPU_IOC_RUNLIST, &rl))
+				die("SIMGPU_IOC_RUNLIST");
+			printf("STATS submits=%llu takes=%llu timeouts=%llu recoveries=%llu random_rebuilds=%llu switches=%llu preemptions=%llu decode_errors=%llu theta_us=%u num_tsgs=%u bound=%u entries=%u\n",
+			       (unsigned long long)rl.submits, (unsigned long long)rl.takes,
+			       (unsigned long long)rl.timeouts, (unsigned long long)rl.recoveries,
+			       (unsigned long long)rl.random_rebuilds, (unsigned long long)rl.switches,
+			       (unsigned long long)rl.preemptions, (unsigned long long)rl.decode_errors,
+			       rl.theta_us, rl.num_tsgs, rl.bound, rl.entries);
+		} else if (!strcmp(cmd, "exclude") || !strcmp(cmd, "include")) {
+			struct simgpu_test_exclude x = {
+				.size = sizeof(x), .tsgid = num(argv[a + 1]), .exclude = cmd[0] == 'e',
+			};
+
+			a++;
+			knob(cmd, SIMGPU_IOC_TEST_EXCLUDE, &x);
+		} else if (!strcmp(cmd, "stall")) {
+			struct simgpu_test_stall st = { .size = sizeof(st), .stall_ms = num(argv[a + 1]) };
+
+			a++;
+			knob(cmd, SIMGPU_IOC_TEST_STALL, &st);
+		} else {
+			fprintf(stderr, "simgpuctl: unknown command '%s' (runlist|words|stats|exclude T|include T|stall MS)\n",
+				cmd);
+			return 2;
+		}
+	}
+	return 0;
+}
