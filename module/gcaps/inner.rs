@@ -6,7 +6,10 @@
 //! goes through [`Backend`] (which needs the lock).
 //!
 //! Invariants (hold whenever the update lock is free):
-//! * `published == policy.decision()`: every mutation ends with [`Inner::sync`].
+//! * `published` equals `policy.decision()` in `all` and `eligible` (every mutation ends with
+//!   [`Inner::sync`]); its `generation` is the module's own counter, bumped on every change of
+//!   what a driver filtering through the snapshot would list (also when `all` flips while no
+//!   TSG exists, which the policy does not count as a change of its eligible set).
 //! * A client slot is `in_use` iff its `/dev/gcaps` file is open; its `handle` names a
 //!   registered policy client whose key is `key`.
 //! * `tsgs[t].exists` iff the policy has TSG `t` (`policy.tsgs()`), with owner key `key`.
@@ -125,6 +128,7 @@ impl Inner {
     /// decision (every TSG eligible, generation 0) is what the C side's snapshot starts with.
     pub(crate) fn start(&mut self) {
         self.published = self.policy.decision();
+        self.published.generation = 0;
     }
 
     fn publish(&mut self) {
@@ -169,9 +173,10 @@ impl Inner {
     /// Publishes the decision if it changed, and has the driver resubmit if what it lists
     /// changed (or `force`, after a recovery). Restores the `published` invariant.
     pub(crate) fn sync(&mut self, force: bool) {
-        let d = self.policy.decision();
-        let visible = d.all != self.published.all || (!d.all && d.eligible != self.published.eligible);
-        if d != self.published {
+        let mut d = self.policy.decision();
+        let visible = d.all != self.published.all || d.eligible != self.published.eligible;
+        if visible {
+            d.generation = self.published.generation.wrapping_add(1);
             self.published = d;
             self.publish();
         }
@@ -251,8 +256,9 @@ impl Inner {
         Ok(())
     }
 
+    /// Generation of the published decision.
     pub(crate) fn generation(&self) -> u64 {
-        self.policy.generation()
+        self.published.generation
     }
 
     fn state_of(&self, id: ClientId) -> u32 {
@@ -288,7 +294,7 @@ impl Inner {
     pub(crate) fn status(&self, slot: u32, out: &mut uapi::Status) -> Result {
         let c = self.client(slot)?;
         out.self_ = self.info_of(c);
-        out.generation = self.policy.generation();
+        out.generation = self.published.generation;
         out.rt_active = u32::from(self.policy.rt_active());
         out.num_clients = self.clients.iter().filter(|c| c.in_use).count() as u32;
         Ok(())
@@ -302,7 +308,7 @@ impl Inner {
             n += 1;
         }
         out.clients_count = n;
-        let d = self.policy.decision();
+        let d = self.published;
         let mut n = 0;
         for ((t, tsgid), dst) in self
             .tsgs
