@@ -184,8 +184,8 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "permission denied: GPU priority {requested} is above the task's CPU priority \
-                 {cpu_priority}, which needs CAP_SYS_NICE; ask for at most {cpu_priority} or \
-                 grant the capability"
+                 {cpu_priority}, which needs CAP_SYS_NICE or RLIMIT_RTPRIO >= {requested}; ask \
+                 for at most {cpu_priority} or grant the capability"
             ),
             Error::InvalidPriority { value } => write!(
                 f,
