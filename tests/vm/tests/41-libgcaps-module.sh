@@ -30,18 +30,21 @@ expect_error 1 "permission denied" runas 1000 env GCAPS_GPU_PRIORITY=50 gpu_segm
 libgcaps-device --ignored --test-threads=1 || fail "libgcaps device tests"
 
 # --- status with two clients: low (FIFO 10) in a long segment, high (FIFO 50, GPU 60) preempts
-gcapsctl run --priority 10 --cpu 0 -- gpu_segment 6000 >/tmp/low.txt &
+gcapsctl run --priority 10 --cpu 0 -- gpu_segment 10000 >/tmp/low.txt &
 low=$!
 sleep 0.5
-gcapsctl run --priority 50 --gpu-priority 60 --cpu 1 -- gpu_segment_rs 3000 >/tmp/high.txt &
+gcapsctl run --priority 50 --gpu-priority 60 --cpu 1 -- gpu_segment_rs 5000 >/tmp/high.txt &
 high=$!
-# Wait (up to 20 s) until high's segment is open, then take both snapshots while it runs.
+# Wait (up to 20 s) until high's segment is open, then take both snapshots while it runs
+# (its 5 s of GPU work leave room for two gcapsctl runs on a loaded TCG VM).
 i=0
 until gcapsctl status | awk -v p=$high '$1 == p && $6 == "running" { ok = 1 } END { exit !ok }'; do
   i=$((i + 1)); [ $i -lt 200 ] || fail "high never showed up running"; sleep 0.1
 done
 gcapsctl status >/tmp/table.txt
 gcapsctl status --format json >/tmp/status.json
+# high prints its line after its segment ended: if it already has, the snapshots may be late
+[ ! -s /tmp/high.txt ] || fail "high's segment ended before both snapshots were taken (VM too slow?)"
 wait $high; wait $low
 cat /tmp/table.txt /tmp/status.json /tmp/low.txt /tmp/high.txt
 
