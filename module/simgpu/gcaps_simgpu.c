@@ -760,6 +760,8 @@ static void simgpu_bind(void)
 			calls->tsg_update(be, &d);
 		}
 	}
+	/* A resubmit gcaps asked for before sg.calls was set listed every TSG: rebuild now. */
+	simgpu_submit_locked(true);
 	rt_mutex_unlock(&sg.rl_lock);
 	pr_info("bound to gcaps\n");
 put:
@@ -1051,8 +1053,10 @@ static long simgpu_ioc_wait(struct simgpu_tsg *t, unsigned long uarg)
 		return -EAGAIN;
 	}
 	if (!it->finished) {
-		/* Self-suspension. The item stays ours: `waited` keeps other collectors off and
-		 * release cannot run while this ioctl holds the file. */
+		/*
+		 * Self-suspension. The item stays ours: `waited` keeps other collectors off and
+		 * release cannot run while this ioctl holds the file.
+		 */
 		it->waited = true;
 		raw_spin_unlock_irqrestore(&eng.lock, flags);
 		left = wait_for_completion_interruptible_timeout(&it->finished_cmp,

@@ -28,9 +28,11 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define SIMGPU_DEVICE_NAME	"gcaps_simgpu"	/* /dev/gcaps_simgpu: open = one TSG */
-#define SIMGPU_CTL_DEVICE_NAME	"gcaps_simgpu_ctl"	/* /dev/gcaps_simgpu_ctl: root only, no TSG;
-						 * SIMGPU_IOC_RUNLIST and the test knobs */
+/* /dev/gcaps_simgpu: open = one TSG. /dev/gcaps_simgpu_ctl: root only, no TSG; for
+ * SIMGPU_IOC_RUNLIST and the test knobs.
+ */
+#define SIMGPU_DEVICE_NAME	"gcaps_simgpu"
+#define SIMGPU_CTL_DEVICE_NAME	"gcaps_simgpu_ctl"
 #define SIMGPU_IOC_MAGIC	0xC6
 
 #define SIMGPU_MAX_CHANNELS	8	/* channels per TSG (module parameter `channels`) */
@@ -87,8 +89,10 @@ struct simgpu_completion {
 	__u32 reserved;
 };
 
-/* SIMGPU_IOC_WAIT: wait for (blocking) or query (SIMGPU_WAIT_POLL) one work item; on success
- * the item is collected (its number cannot be waited for again). */
+/*
+ * SIMGPU_IOC_WAIT: wait for (blocking) or query (SIMGPU_WAIT_POLL) one work item; on success
+ * the item is collected (its number cannot be waited for again).
+ */
 #define SIMGPU_WAIT_POLL	(1u << 0)	/* never sleep: EAGAIN if not finished */
 struct simgpu_wait {
 	__u32 size;			/* in */
@@ -132,8 +136,10 @@ struct simgpu_runlist {
 };
 #define SIMGPU_RUNLIST_SIZE_VER0	104
 
-/* SIMGPU_IOC_TEST_EXCLUDE (test knob, CAP_SYS_ADMIN): keep a TSG off (or put it back on) every
- * runlist the driver builds, whatever gcaps decides; returns once the engine took the runlist. */
+/*
+ * SIMGPU_IOC_TEST_EXCLUDE (test knob, CAP_SYS_ADMIN): keep a TSG off (or put it back on) every
+ * runlist the driver builds, whatever gcaps decides; returns once the engine took the runlist.
+ */
 struct simgpu_test_exclude {
 	__u32 size;			/* in */
 	__u32 tsgid;			/* in */
@@ -142,8 +148,10 @@ struct simgpu_test_exclude {
 };
 #define SIMGPU_TEST_EXCLUDE_SIZE_VER0	16
 
-/* SIMGPU_IOC_TEST_STALL (test knob, CAP_SYS_ADMIN): the engine ignores submitted runlists for
- * stall_ms (a hung runlist fetch), so submits time out and the driver's recovery runs. */
+/*
+ * SIMGPU_IOC_TEST_STALL (test knob, CAP_SYS_ADMIN): the engine ignores submitted runlists for
+ * stall_ms (a hung runlist fetch), so submits time out and the driver's recovery runs.
+ */
 struct simgpu_test_stall {
 	__u32 size;			/* in */
 	__u32 stall_ms;			/* in: 0 .. 10000 */

@@ -5,21 +5,26 @@
  *   gpuclient [--prio P] [--gpu-prio G] [--cpu N] [--no-gcaps] [--busy|--suspend]
  *             [--work MS] [--split N] [--segments K] [--gap-ms MS] [--delay-ms MS]
  *             [--start-at NS] [--timeslice US] [--hold-ms MS] [--tag NAME] [--report] [--hog]
+ *   gpuclient --bench N [--prio P]   N begin+end round trips without GPU work, and N getppid()
+ *                            calls: "BENCH syscall_ns= roundtrip_ns= (means) roundtrip_max_ns="
  *   gpuclient --now          print CLOCK_MONOTONIC in ns
  *   gpuclient --sleep-until NS   sleep until CLOCK_MONOTONIC NS (for test scripts)
+ *   gpuclient --kill PID     kill(PID, SIGKILL), then poll /proc/PID/stat until it is a zombie
+ *                            (its files are closed): "KILL at=<ns before kill> exited=<ns>"
  *
  * --prio P: SCHED_FIFO priority P (1..99); 0 (default) stays SCHED_OTHER (best-effort).
  * Each segment: GCAPS_IOC_SEG_BEGIN (unless --no-gcaps), --hold-ms of CPU spinning, the work of
  * --work ms submitted as --split pieces (each waited for before the next), GCAPS_IOC_SEG_END;
- * --gap-ms of sleep between segments. --busy waits by polling (SIMGPU_WAIT_POLL in a loop),
+ * --gap-ms of sleep between segments. --work 0: a segment without GPU work (only --hold-ms);
+ * --no-gpu: do not open the GPU at all (a /dev/gcaps client without TSGs; implies --work 0). --busy waits by polling (SIMGPU_WAIT_POLL in a loop),
  * --suspend (default) by blocking. --hog: endless best-effort work (two items of --work ms in
  * flight, so the TSG always has work), one ITEM line per finished item with --report.
  *
  * Output (--report), one line per segment, times in CLOCK_MONOTONIC ns:
- *   SEG tag= pid= tsg= k= prio= begin_call= begun= state= gpu_start= gpu_end= done= end_call=
- *       ended= preempt= work=
- *   (begin_call/begun: around SEG_BEGIN; gpu_start/gpu_end: first piece's GPU start, last
- *   piece's GPU end; done: when the wait returned; end_call/ended: around SEG_END)
+ *   SEG tag= pid= tsg= k= prio= begin_call= begun= state= gpu_submit= gpu_start= gpu_end= done=
+ *       end_call= ended= preempt= work=
+ *   (begin_call/begun: around SEG_BEGIN; gpu_submit/gpu_start: when the first piece was
+ *   queued/started on the GPU, gpu_end: the last piece's GPU end; done: when the wait returned; end_call/ended: around SEG_END)
  * and a first line "CLIENT tag= pid= tsg= prio= gcaps=0|1". Errors: one line on stderr, exit 1.
  */
 #define _GNU_SOURCE
@@ -122,7 +127,7 @@ static void wait_item(uint64_t seqno, struct simgpu_completion *c)
 int main(int argc, char **argv)
 {
 	int prio = 0, gpu_prio = 0, cpu = -1, use_gcaps = 1, split = 1, segments = 1, report = 0;
-	int hog = 0, gcaps = -1, k, i;
+	int hog = 0, gcaps = -1, bench = 0, use_gpu = 1, k, i;
 	double work_ms = 10, gap_ms = 0, delay_ms = 0, hold_ms = 0;
 	unsigned int timeslice = 0;
 	uint64_t start_at = 0;
@@ -134,6 +139,29 @@ int main(int argc, char **argv)
 
 		if (!strcmp(o, "--now")) {
 			printf("%llu\n", (unsigned long long)now_ns());
+			return 0;
+		} else if (!strcmp(o, "--kill")) {
+			pid_t pid = (pid_t)num_arg(o, v);
+			uint64_t t = now_ns();
+
+			char path[64], buf[256], *p;
+			FILE *f;
+
+			if (kill(pid, SIGKILL))
+				die("kill");
+			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+			for (;;) {
+				f = fopen(path, "r");
+				if (!f)
+					break;
+				p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+				fclose(f);
+				if (!p || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X')
+					break;
+				usleep(100);
+			}
+			printf("KILL at=%llu exited=%llu\n", (unsigned long long)t,
+			       (unsigned long long)now_ns());
 			return 0;
 		} else if (!strcmp(o, "--sleep-until")) {
 			sleep_until((uint64_t)num_arg(o, v));
@@ -148,6 +176,8 @@ int main(int argc, char **argv)
 			work_ms = num_arg(o, v); i++;
 		} else if (!strcmp(o, "--split")) {
 			split = (int)num_arg(o, v); i++;
+		} else if (!strcmp(o, "--bench")) {
+			bench = (int)num_arg(o, v); i++;
 		} else if (!strcmp(o, "--segments")) {
 			segments = (int)num_arg(o, v); i++;
 		} else if (!strcmp(o, "--gap-ms")) {
@@ -164,6 +194,8 @@ int main(int argc, char **argv)
 			if (!v)
 				usage("--tag needs a value");
 			tag = v; i++;
+		} else if (!strcmp(o, "--no-gpu")) {
+			use_gpu = 0;
 		} else if (!strcmp(o, "--no-gcaps")) {
 			use_gcaps = 0;
 		} else if (!strcmp(o, "--busy")) {
@@ -179,8 +211,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (split < 1 || segments < 0 || work_ms <= 0)
-		usage("--split must be >= 1 and --work > 0");
+	if (split < 1 || segments < 0 || (hog && work_ms <= 0))
+		usage("--split must be >= 1 and a hog's --work > 0");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	if (cpu >= 0) {
@@ -197,17 +229,21 @@ int main(int argc, char **argv)
 		if (sched_setscheduler(0, SCHED_FIFO, &sp))
 			die("sched_setscheduler(SCHED_FIFO)");
 	}
-	gpu = open("/dev/" SIMGPU_DEVICE_NAME, O_RDWR | O_CLOEXEC);
-	if (gpu < 0)
+	if (!use_gpu && hog)
+		usage("--hog needs the GPU");
+	if (!use_gpu)
+		work_ms = 0;
+	gpu = use_gpu ? open("/dev/" SIMGPU_DEVICE_NAME, O_RDWR | O_CLOEXEC) : -2;
+	if (gpu == -1)
 		die("open /dev/" SIMGPU_DEVICE_NAME);
 	if (use_gcaps) {
 		gcaps = open("/dev/" GCAPS_DEVICE_NAME, O_RDWR | O_CLOEXEC);
 		if (gcaps < 0)
 			die("open /dev/" GCAPS_DEVICE_NAME);
 	}
-	if (ioctl(gpu, SIMGPU_IOC_INFO, &info))
+	if (use_gpu && ioctl(gpu, SIMGPU_IOC_INFO, &info))
 		die("SIMGPU_IOC_INFO");
-	if (timeslice) {
+	if (timeslice && use_gpu) {
 		struct simgpu_timeslice ts = { .size = sizeof(ts), .timeslice_us = timeslice };
 
 		if (ioctl(gpu, SIMGPU_IOC_SET_TIMESLICE, &ts))
@@ -220,6 +256,33 @@ int main(int argc, char **argv)
 	if (delay_ms > 0)
 		sleep_until(now_ns() + (uint64_t)(delay_ms * 1e6));
 
+	if (bench) {
+		struct gcaps_seg_begin b = { .size = sizeof(b), .gpu_priority = gpu_prio };
+		struct gcaps_seg_end e = { .size = sizeof(e) };
+		uint64_t t0, t1, max = 0, sum = 0;
+
+		if (gcaps < 0)
+			usage("--bench needs /dev/gcaps");
+		t0 = now_ns();
+		for (k = 0; k < bench; k++)
+			getppid();
+		t1 = now_ns();
+		for (k = 0; k < bench; k++) {
+			uint64_t a = now_ns(), d;
+
+			if (ioctl(gcaps, GCAPS_IOC_SEG_BEGIN, &b))
+				die("GCAPS_IOC_SEG_BEGIN");
+			if (ioctl(gcaps, GCAPS_IOC_SEG_END, &e))
+				die("GCAPS_IOC_SEG_END");
+			d = now_ns() - a;
+			sum += d;
+			max = d > max ? d : max;
+		}
+		printf("BENCH tag=%s prio=%d n=%d syscall_ns=%llu roundtrip_ns=%llu roundtrip_max_ns=%llu\n",
+		       tag, prio, bench, (unsigned long long)((t1 - t0) / bench),
+		       (unsigned long long)(sum / bench), (unsigned long long)max);
+		return 0;
+	}
 	if (hog) {
 		uint64_t item = (uint64_t)(work_ms * 1e6), q[2];
 		struct simgpu_completion c;
@@ -238,7 +301,7 @@ int main(int argc, char **argv)
 	}
 
 	for (k = 0; k < segments; k++) {
-		uint64_t t_begin, t_begun, t_done, t_end, t_ended, gstart = 0, gend = 0, left;
+		uint64_t t_begin, t_begun, t_done, t_end, t_ended, gsub = 0, gstart = 0, gend = 0, left;
 		uint64_t total = (uint64_t)(work_ms * 1e6);
 		struct gcaps_seg_begin b = { .size = sizeof(b), .gpu_priority = gpu_prio };
 		struct gcaps_seg_end e = { .size = sizeof(e) };
@@ -252,13 +315,15 @@ int main(int argc, char **argv)
 		if (hold_ms > 0)
 			spin_ns((uint64_t)(hold_ms * 1e6));
 		left = total;
-		for (i = 0; i < split; i++) {
+		for (i = 0; i < split && total; i++) {
 			uint64_t piece = i == split - 1 ? left : total / split;
 
 			left -= piece;
 			wait_item(submit(piece ? piece : 1), &c);
-			if (i == 0)
+			if (i == 0) {
+				gsub = c.submit_ns;
 				gstart = c.start_ns;
+			}
 			gend = c.end_ns;
 			preempt += c.preemptions;
 		}
@@ -268,9 +333,10 @@ int main(int argc, char **argv)
 			die("GCAPS_IOC_SEG_END");
 		t_ended = now_ns();
 		if (report)
-			printf("SEG tag=%s pid=%d tsg=%u k=%d prio=%d begin_call=%llu begun=%llu state=%u gpu_start=%llu gpu_end=%llu done=%llu end_call=%llu ended=%llu preempt=%u work=%llu\n",
+			printf("SEG tag=%s pid=%d tsg=%u k=%d prio=%d begin_call=%llu begun=%llu state=%u gpu_submit=%llu gpu_start=%llu gpu_end=%llu done=%llu end_call=%llu ended=%llu preempt=%u work=%llu\n",
 			       tag, getpid(), info.tsgid, k, prio, (unsigned long long)t_begin,
-			       (unsigned long long)t_begun, b.state, (unsigned long long)gstart,
+			       (unsigned long long)t_begun, b.state, (unsigned long long)gsub,
+			       (unsigned long long)gstart,
 			       (unsigned long long)gend, (unsigned long long)t_done,
 			       (unsigned long long)t_end, (unsigned long long)t_ended, preempt,
 			       (unsigned long long)total);

@@ -1,0 +1,73 @@
+#!/bin/sh
+# gcaps.ko + gcaps_simgpu.ko end to end (issue 9): the three published failure scenarios of the
+# prototype (docs/policy.md, "How the published defects are avoided") with real processes; each
+# completes with no stuck task. vmtest-timeout=200
+set -eu
+fail() { echo "FAIL: $*"; exit 1; }
+# field <file> <line prefix> <key>: value of key= on the first line starting with prefix
+field() { awk -v p="$2" -v k="$3" 'index($0, p) == 1 { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }' "$1"; }
+stat() { simgpuctl stats | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
+waitline() { i=0; while ! grep -q "^$2" "$1"; do i=$((i + 1)); [ $i -lt 300 ] || fail "no $2 line in $1"; sleep 0.05; done; }
+now() { gpuclient --now; }
+us() { echo $(( $1 / 1000 )); }
+theta_ns=200000
+f() { field "$1" SEG "$2"; }
+
+insmod /modules/gcaps.ko
+insmod /modules/gcaps_simgpu.ko theta_us=$((theta_ns / 1000)) rebuild_interval_ms=2 rebuild_seed=3
+[ "$(stat bound)" = 1 ] || fail "simgpu did not bind to gcaps"
+
+# Defect 1: two best-effort tasks inside segments at once; one ends while no real-time task is
+# pending; the other must keep running (the prototype dropped it).
+t0=$(( $(now) + 2000000000 ))
+gpuclient --work 60 --start-at $t0 --tag B1 --report >b1.out & b1=$!
+gpuclient --work 20 --start-at $((t0 + 5000000)) --tag B2 --report >b2.out & b2=$!
+wait $b1 $b2
+cat b1.out b2.out
+[ "$(f b1.out gpu_end)" -gt "$(f b2.out gpu_end)" ] || fail "B1 should finish after B2"
+# B1 shares with B2 until B2 ends, then runs alone: it ends within both works plus switches.
+[ $(( $(f b1.out gpu_end) - $(f b1.out gpu_start) )) -le 100000000 ] || fail "B1 delayed after B2 ended"
+echo "defect 1: both best-effort segments completed"
+
+# Defect 2: L (prio 10) holds the GPU, H (prio 50) preempts it, M (prio 30) pends; L ends its
+# segment while preempted; H must keep running (the prototype dropped H mid-kernel), then M runs.
+t0=$(( $(now) + 2000000000 ))
+gpuclient --prio 10 --cpu 1 --work 0 --hold-ms 100 --start-at $t0 --tag L --report >l.out & l=$!
+gpuclient --prio 50 --cpu 0 --work 150 --start-at $((t0 + 20000000)) --tag H --report >h.out & h=$!
+gpuclient --prio 30 --cpu 0 --work 10 --start-at $((t0 + 50000000)) --tag M --report >m.out & m=$!
+wait $l $h $m
+cat l.out h.out m.out
+[ "$(f l.out state)" = 1 ] && [ "$(f h.out state)" = 1 ] && [ "$(f m.out state)" = 2 ] || fail "states at begin: want L running, H running, M pending"
+[ "$(f l.out end_call)" -gt "$(f h.out gpu_start)" ] && [ "$(f l.out end_call)" -lt "$(f h.out gpu_end)" ] || fail "L did not end while H ran"
+[ "$(f h.out preempt)" = 0 ] || fail "H was preempted when L ended"
+[ $(( $(f h.out gpu_end) - $(f h.out gpu_start) )) -eq 150000000 ] || fail "H not alone on the GPU"
+[ "$(f m.out gpu_start)" -ge "$(f h.out gpu_end)" ] || fail "M ran before H finished"
+echo "defect 2: H kept the GPU when the preempted L ended; M ran after H"
+
+# Defect 3: the driver changes the runlist underneath (random rebuilds every ~2 ms, TSGs of
+# other processes opened and closed) while real-time segments come and go: no needed update is
+# skipped (each segment runs alone: from its submit, its work, plus theta unless its context
+# was still loaded, exactly) and nothing sticks.
+gpuclient --no-gcaps --hog --work 3 --tag N --report >n.out & n=$!
+( for i in 1 2 3 4; do gpuclient --no-gcaps --work 1 --tag C$i >/dev/null; done ) & churn=$!
+gpuclient --prio 50 --cpu 0 --work 10 --segments 10 --gap-ms 40 --tag RT --report >rt.out
+wait $churn
+kill -9 $n; wait $n 2>/dev/null || true
+cat rt.out
+[ "$(grep -c '^SEG ' rt.out)" = 10 ] || fail "segments missing"
+awk '/^SEG / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+      d = v["gpu_end"] - v["gpu_submit"]
+      if (d != 10000000 && d != 10200000) { print "segment not alone: " $0; bad = 1 } }
+     END { exit bad }' rt.out || fail "a real-time segment shared the GPU"
+awk 'FNR == NR && /^SEG / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+                            n++; b[n] = v["begun"]; e[n] = v["end_call"]; next }
+     /^ITEM / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+                for (j = 1; j <= n; j++)
+                  if ((v["gpu_start"] > b[j] && v["gpu_start"] < e[j]) || (v["gpu_end"] > b[j] && v["gpu_end"] < e[j])) { print "hog ran in segment " j ": " $0; bad = 1 } }
+     END { exit bad }' rt.out n.out || fail "a non-gcaps TSG ran inside a real-time segment"
+echo "defect 3: $(stat random_rebuilds) random rebuilds, TSG churn; every segment ran alone"
+[ "$(stat decode_errors)" = 0 ] || fail "engine decode errors"
+[ "$(stat num_tsgs)" = 0 ] || fail "TSGs left"
+rmmod gcaps_simgpu
+rmmod gcaps
+echo "gpu failure scenarios: ok"
