@@ -29,8 +29,8 @@ mod glue;
 mod inner;
 mod uapi;
 
-use self::inner::{classify, BeginRequest, Inner, ListBuf};
 use self::glue::{Caller, Ceiling, PidToken, UpdateLock};
+use self::inner::{classify, BeginRequest, Inner, ListBuf};
 use self::policy::{GpuPriority, SchedClass};
 
 // SAFETY: `Policy`'s all-zero bit pattern is exactly `Policy::new()` (documented guarantee of
@@ -80,7 +80,10 @@ impl State {
         let (mut v, size) = glue::read_arg::<uapi::Version>(arg)?;
         v.abi_version = uapi::ABI_VERSION;
         v.module_version = uapi::MODULE_VERSION;
-        v.backend_abi = self.update.lock_killable()?.backend_name(&mut v.backend_name);
+        v.backend_abi = self
+            .update
+            .lock_killable()?
+            .backend_name(&mut v.backend_name);
         glue::write_arg(arg, &v, size)
     }
 
@@ -91,7 +94,11 @@ impl State {
     /// before the ceiling). A best-effort caller is never raised and never drains events (U5):
     /// its events never change the eligible set (policy rule 3), so it never submits.
     fn update<R>(&self, rt: bool, f: impl FnOnce(&mut Inner) -> Result<R>) -> Result<R> {
-        let _ceiling = if rt { Some(Ceiling::raise(self.ceiling)?) } else { None };
+        let _ceiling = if rt {
+            Some(Ceiling::raise(self.ceiling)?)
+        } else {
+            None
+        };
         let mut inner = self.update.lock_killable()?;
         if rt && glue::events_pending() {
             inner.apply_events();
@@ -101,7 +108,8 @@ impl State {
 
     fn seg_begin(&self, slot: u32, arg: usize) -> Result {
         let (mut a, size) = glue::read_arg::<uapi::SegBegin>(arg)?;
-        if a.flags != 0 || !(uapi::GPU_PRIO_INHERIT..=uapi::GPU_PRIO_MAX).contains(&a.gpu_priority) {
+        if a.flags != 0 || !(uapi::GPU_PRIO_INHERIT..=uapi::GPU_PRIO_MAX).contains(&a.gpu_priority)
+        {
             return Err(EINVAL);
         }
         // The class and priority are the task's, now (never the caller's word).
@@ -169,7 +177,8 @@ impl State {
         self.update.lock_killable()?.list(&mut buf, &mut l);
         // Copy out without the update lock (a user page fault must not extend a lock hold).
         let n = (l.clients_cap.min(l.clients_count)) as usize;
-        let mut w = UserSlice::new(l.clients_ptr as usize, n * size_of::<uapi::ClientInfo>()).writer();
+        let mut w =
+            UserSlice::new(l.clients_ptr as usize, n * size_of::<uapi::ClientInfo>()).writer();
         for c in buf.clients.iter().take(n) {
             w.write(c)?;
         }
@@ -188,7 +197,11 @@ impl State {
     fn release(&self, slot: u32) {
         let (policy, rt_priority) = glue::current_sched();
         let rt = matches!(classify(policy, rt_priority).1, SchedClass::RealTime(_));
-        let _ceiling = if rt { Ceiling::raise(self.ceiling).ok() } else { None };
+        let _ceiling = if rt {
+            Ceiling::raise(self.ceiling).ok()
+        } else {
+            None
+        };
         let mut inner = self.update.lock();
         if rt {
             inner.apply_events();
@@ -210,7 +223,12 @@ unsafe fn state<'a>(ctx: *mut c_void) -> &'a State {
 }
 
 #[no_mangle]
-extern "C" fn gcaps_rust_open(ctx: *mut c_void, caller: *const Caller, pid: usize, slot: *mut u32) -> c_int {
+extern "C" fn gcaps_rust_open(
+    ctx: *mut c_void,
+    caller: *const Caller,
+    pid: usize,
+    slot: *mut u32,
+) -> c_int {
     // SAFETY: Called by `gcaps_open` with the registered ctx.
     let st = unsafe { state(ctx) };
     // SAFETY: `caller` points to the C side's initialised `struct gcaps_caller`.
@@ -302,7 +320,11 @@ impl kernel::Module for Gcaps {
         // SAFETY: `state` is pinned and outlives the registration: `drop` ends it with
         // `exit_final` before the box is freed.
         unsafe { glue::init(ctx) }?;
-        pr_info!("loaded (update_prio={}, max_clients_per_user={})\n", ceiling, max_per_user);
+        pr_info!(
+            "loaded (update_prio={}, max_clients_per_user={})\n",
+            ceiling,
+            max_per_user
+        );
         Ok(Gcaps { state })
     }
 }

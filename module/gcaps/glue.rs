@@ -335,7 +335,9 @@ pub(crate) fn events_pending() -> bool {
 /// below `SIZE_VER0` is `EINVAL`; a shorter struct is zero-extended; a longer one must be zero
 /// beyond ours (`E2BIG`). Returns the struct and the user's size.
 pub(crate) fn read_arg<T: IoctlArg>(arg: usize) -> Result<(T, usize)> {
-    let usize_ = UserSlice::new(arg, size_of::<u32>()).reader().read::<u32>()?;
+    let usize_ = UserSlice::new(arg, size_of::<u32>())
+        .reader()
+        .read::<u32>()?;
     let usize_ = usize::try_from(usize_).map_err(|_| EINVAL)?;
     if usize_ < T::SIZE_VER0 {
         return Err(EINVAL);
@@ -361,6 +363,7 @@ pub(crate) fn read_arg<T: IoctlArg>(arg: usize) -> Result<(T, usize)> {
 pub(crate) fn write_arg<T: IoctlArg>(arg: usize, val: &T, user_size: usize) -> Result {
     let n = user_size.min(size_of::<T>());
     // SAFETY: `T: AsBytes`: all `size_of::<T>()` bytes of `val` are initialised.
-    let bytes = unsafe { core::slice::from_raw_parts((val as *const T).cast::<u8>(), size_of::<T>()) };
+    let bytes =
+        unsafe { core::slice::from_raw_parts((val as *const T).cast::<u8>(), size_of::<T>()) };
     UserSlice::new(arg, n).writer().write_slice(&bytes[..n])
 }

@@ -115,9 +115,13 @@ fn map_policy_error(e: PolicyError) -> Error {
 /// `uapi::CLASS_*`, the policy class and the priority of a task's scheduling state. SCHED_DEADLINE
 /// and every other non-FIFO/RR policy count as best-effort.
 pub(crate) fn classify(policy: i32, rt_priority: i32) -> (u32, SchedClass, i32) {
-    let rt = u8::try_from(rt_priority).ok().filter(|p| (1..=99).contains(p));
+    let rt = u8::try_from(rt_priority)
+        .ok()
+        .filter(|p| (1..=99).contains(p));
     match (policy, rt) {
-        (super::glue::SCHED_FIFO, Some(p)) => (uapi::CLASS_FIFO, SchedClass::RealTime(p), rt_priority),
+        (super::glue::SCHED_FIFO, Some(p)) => {
+            (uapi::CLASS_FIFO, SchedClass::RealTime(p), rt_priority)
+        }
         (super::glue::SCHED_RR, Some(p)) => (uapi::CLASS_RR, SchedClass::RealTime(p), rt_priority),
         _ => (uapi::CLASS_OTHER, SchedClass::BestEffort, 0),
     }
@@ -187,7 +191,10 @@ impl Inner {
                 // list exactly it, so there is nothing to retry here.
                 self.counters.submit_errors += 1;
                 if self.counters.submit_errors == 1 {
-                    pr_warn!("backend resubmit failed ({:?}); further failures are only counted\n", e);
+                    pr_warn!(
+                        "backend resubmit failed ({:?}); further failures are only counted\n",
+                        e
+                    );
                 }
             }
         }
@@ -196,8 +203,17 @@ impl Inner {
     // ------------------------------------------------------------------ clients
 
     /// A file is opened: a new client. Never changes the decision.
-    pub(crate) fn open(&mut self, caller: &Caller, pid: PidToken, max_per_user: u32) -> Result<u32> {
-        let mine = self.clients.iter().filter(|c| c.in_use && c.uid == caller.uid).count();
+    pub(crate) fn open(
+        &mut self,
+        caller: &Caller,
+        pid: PidToken,
+        max_per_user: u32,
+    ) -> Result<u32> {
+        let mine = self
+            .clients
+            .iter()
+            .filter(|c| c.in_use && c.uid == caller.uid)
+            .count();
         if mine >= max_per_user as usize {
             return Err(EMFILE);
         }
@@ -239,7 +255,9 @@ impl Inner {
     /// `GCAPS_IOC_SEG_BEGIN`. Returns the client's state after the call.
     pub(crate) fn seg_begin(&mut self, slot: u32, req: BeginRequest) -> Result<u32> {
         let id = self.handle(slot)?;
-        self.policy.seg_begin(id, req.class, req.gpu).map_err(map_policy_error)?;
+        self.policy
+            .seg_begin(id, req.class, req.gpu)
+            .map_err(map_policy_error)?;
         if let Some(c) = self.clients.get_mut(slot as usize) {
             c.cpu_class = req.uclass;
             c.cpu_prio = req.cpu_prio;
@@ -277,7 +295,11 @@ impl Inner {
             .ok()
             .and_then(|i| i.effective_priority)
             .map_or(0, i32::from);
-        let num_tsgs = self.tsgs.iter().filter(|t| t.exists && t.key == c.key).count();
+        let num_tsgs = self
+            .tsgs
+            .iter()
+            .filter(|t| t.exists && t.key == c.key)
+            .count();
         uapi::ClientInfo {
             client_id: c.id,
             tgid: c.pid.vnr(),
@@ -303,7 +325,12 @@ impl Inner {
     /// `GCAPS_IOC_LIST`: one consistent copy into `buf`; returns the counts.
     pub(crate) fn list(&self, buf: &mut ListBuf, out: &mut uapi::List) {
         let mut n = 0;
-        for (c, dst) in self.clients.iter().filter(|c| c.in_use).zip(buf.clients.iter_mut()) {
+        for (c, dst) in self
+            .clients
+            .iter()
+            .filter(|c| c.in_use)
+            .zip(buf.clients.iter_mut())
+        {
             *dst = self.info_of(c);
             n += 1;
         }
@@ -397,7 +424,11 @@ impl Inner {
     /// # Safety
     ///
     /// As [`Backend::attach`].
-    pub(crate) unsafe fn bind(&mut self, ops: *const core::ffi::c_void, drv: *mut core::ffi::c_void) -> Result {
+    pub(crate) unsafe fn bind(
+        &mut self,
+        ops: *const core::ffi::c_void,
+        drv: *mut core::ffi::c_void,
+    ) -> Result {
         // SAFETY: Forwarded from the caller.
         unsafe { self.be.attach(ops, drv) }?;
         self.bound = true;
