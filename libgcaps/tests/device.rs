@@ -1,4 +1,4 @@
-//! libgcaps against the real gcaps.ko (VM test `tests/vm/tests/40-libgcaps.sh` runs this binary
+//! libgcaps against the real gcaps.ko (VM test `tests/vm/tests/51-libgcaps-module.sh` runs this binary
 //! with `--ignored`; on a machine without /dev/gcaps they are ignored). Every test changes its
 //! scheduling class or capabilities only on a thread of its own (both are per thread in Linux).
 use libgcaps::{CpuClass, Error, Gcaps, GpuPriority, SegState};
@@ -51,7 +51,7 @@ fn drop_cap_sys_nice() {
 }
 
 #[test]
-#[ignore = "needs /dev/gcaps (VM test 40-libgcaps)"]
+#[ignore = "needs /dev/gcaps (VM test 51-libgcaps-module)"]
 fn version_and_own_status() {
     let g = Gcaps::open().unwrap();
     let v = g.version().unwrap();
@@ -64,7 +64,7 @@ fn version_and_own_status() {
 }
 
 #[test]
-#[ignore = "needs /dev/gcaps (VM test 40-libgcaps)"]
+#[ignore = "needs /dev/gcaps (VM test 51-libgcaps-module)"]
 fn best_effort_segment_and_misuse() {
     on_thread(|| {
         let g = Gcaps::open().unwrap();
@@ -84,7 +84,7 @@ fn best_effort_segment_and_misuse() {
 }
 
 #[test]
-#[ignore = "needs /dev/gcaps (VM test 40-libgcaps)"]
+#[ignore = "needs /dev/gcaps (VM test 51-libgcaps-module)"]
 fn real_time_segment_inherits_and_escalation_needs_cap_sys_nice() {
     on_thread(|| {
         set_fifo(20);
@@ -119,7 +119,7 @@ fn real_time_segment_inherits_and_escalation_needs_cap_sys_nice() {
 }
 
 #[test]
-#[ignore = "needs /dev/gcaps (VM test 40-libgcaps)"]
+#[ignore = "needs /dev/gcaps (VM test 51-libgcaps-module)"]
 fn panic_inside_a_segment_ends_it() {
     on_thread(|| {
         set_fifo(15);
@@ -141,7 +141,7 @@ fn panic_inside_a_segment_ends_it() {
 }
 
 #[test]
-#[ignore = "needs /dev/gcaps (VM test 40-libgcaps)"]
+#[ignore = "needs /dev/gcaps (VM test 51-libgcaps-module)"]
 fn a_forked_child_cannot_use_the_parents_client() {
     let g = Gcaps::open().unwrap();
     // SAFETY: the child only makes ioctls on an existing fd and _exits (no allocation on the

@@ -79,11 +79,31 @@ impl Tsg {
 mod tests {
     use super::*;
 
+    /// The value of `#define NAME value` in the emulated GPU's header.
+    fn header_define(name: &str) -> &'static str {
+        let h = include_str!("../../../module/simgpu/gcaps_simgpu.h");
+        h.lines()
+            .find_map(|l| {
+                let mut w = l.split_whitespace();
+                (w.next() == Some("#define") && w.next() == Some(name)).then(|| w.next().unwrap())
+            })
+            .unwrap_or_else(|| panic!("{name} not in gcaps_simgpu.h"))
+    }
+
     #[test]
     fn sizes_are_the_headers() {
-        // SIMGPU_SUBMIT_SIZE_VER0, SIMGPU_WAIT_SIZE_VER0
-        assert_eq!(std::mem::size_of::<Submit>(), 32);
-        assert_eq!(std::mem::size_of::<Wait>(), 72);
-        assert_eq!(std::mem::size_of::<Completion>(), 48);
+        let submit: usize = header_define("SIMGPU_SUBMIT_SIZE_VER0").parse().unwrap();
+        let wait: usize = header_define("SIMGPU_WAIT_SIZE_VER0").parse().unwrap();
+        assert_eq!(std::mem::size_of::<Submit>(), submit);
+        assert_eq!(std::mem::size_of::<Wait>(), wait);
+        assert_eq!(std::mem::size_of::<Completion>(), wait - 24);
+        assert_eq!(
+            header_define("SIMGPU_IOC_MAGIC"),
+            format!("{MAGIC:#X}").replace("0X", "0x")
+        );
+        assert_eq!(
+            header_define("SIMGPU_DEVICE_NAME"),
+            format!("\"{}\"", &DEVICE[5..])
+        );
     }
 }
