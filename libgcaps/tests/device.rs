@@ -165,3 +165,49 @@ fn a_forked_child_cannot_use_the_parents_client() {
     );
     assert_eq!(g.status().unwrap().me.state, SegState::Idle);
 }
+
+/// Records the names and fields of the spans created while it is the default subscriber.
+#[derive(Default)]
+struct SpanRecorder(std::sync::Mutex<Vec<String>>);
+
+impl tracing::Subscriber for SpanRecorder {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        struct Fields(String);
+        impl tracing::field::Visit for Fields {
+            fn record_debug(&mut self, f: &tracing::field::Field, v: &dyn std::fmt::Debug) {
+                self.0 += &format!(" {}={v:?}", f.name());
+            }
+        }
+        let mut fields = Fields(span.metadata().name().to_string());
+        span.record(&mut fields);
+        let mut spans = self.0.lock().unwrap();
+        spans.push(fields.0);
+        tracing::span::Id::from_u64(spans.len() as u64)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, _: &tracing::Event<'_>) {}
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[test]
+#[ignore = "needs /dev/gcaps (VM test 51-libgcaps-module)"]
+fn a_segment_is_a_tracing_span() {
+    on_thread(|| {
+        set_fifo(12);
+        let g = Gcaps::open().unwrap();
+        let rec = std::sync::Arc::new(SpanRecorder::default());
+        tracing::subscriber::with_default(rec.clone(), || {
+            let _seg = g.segment(GpuPriority::Level(7)).unwrap();
+        });
+        let spans = rec.0.lock().unwrap().clone();
+        assert_eq!(
+            spans,
+            vec!["gpu_segment gpu_priority=7 state=Running".to_string()]
+        );
+    });
+}

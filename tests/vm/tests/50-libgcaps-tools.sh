@@ -17,6 +17,7 @@ expect_error() {
 }
 
 test -e /usr/lib/libgcaps.so.0 || fail "libgcaps.so.0 not installed in /usr/lib"
+grep -q "libgcaps.so.0" /bin/gpu_segment || fail "the C example is not linked against libgcaps.so.0"
 
 # --- without the module
 expect_error 1 "modprobe gcaps" gcapsctl status
