@@ -11,6 +11,11 @@ field() { awk -v p="$2" -v k="$3" 'index($0, p) == 1 { for (i = 1; i <= NF; i++)
 stat() { simgpuctl stats | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
 abs_le() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 
+# Sections whose timing precondition can miss in a loaded TCG VM (a process woke too late)
+# return 2 and are retried, up to 3 times; every other failure fails at once.
+retry() { for attempt in 1 2 3; do rc=0; "$@" || rc=$?; [ $rc = 2 ] || return $rc; echo "(retry: the VM was too slow for the timing precondition)"; done; fail "$1: the VM was too slow 3 times"; }
+waitline() { i=0; while ! grep -q "^$2" "$1" 2>/dev/null; do i=$((i + 1)); [ $i -lt 300 ] || fail "no $2 line in $1"; sleep 0.05; done; }
+
 insmod "$ko" theta_us=$((theta_ns / 1000))
 dmesg | grep -q 'runlist encoder known answers ok' || fail "no known-answer line"
 test -c /dev/gcaps_simgpu && test -c /dev/gcaps_simgpu_ctl
@@ -61,67 +66,73 @@ rr() { # rr <out prefix> [timeslice of B]
   as=$(field $1a.out SEG gpu_start); ae=$(field $1a.out SEG gpu_end)
   bs=$(field $1b.out SEG gpu_start); be=$(field $1b.out SEG gpu_end)
   ap=$(field $1a.out SEG preempt); bp=$(field $1b.out SEG preempt)
-  [ $bs -lt $ae ] && [ $as -lt $be ] || { cat $1a.out $1b.out; fail "A and B did not overlap (VM too slow?)"; }
+  [ $bs -lt $ae ] && [ $as -lt $be ] || return 2	# no overlap: a process woke too late
   first=$as; [ $bs -lt $first ] && first=$bs
   last=$ae; [ $be -gt $last ] && last=$be
   span=$((last - first)); want=$((80000000 + (sw - 1) * theta_ns))
   echo "rr${tsb:+ (B timeslice $tsb us)}: A preempt=$ap B preempt=$bp switches=$sw span=${span}ns want=${want}ns"
   [ $span -eq $want ] || { cat $1a.out $1b.out; fail "round robin span $span, want $want"; }
 }
-rr rr1
+retry rr rr1
 [ "$bp" -ge 10 ] || fail "B with 1 ms slices: $bp preemptions, want >= 10"
-rr rr2 4000
+retry rr rr2 4000
 [ "$bp" -le 5 ] && [ "$bp" -ge 1 ] || fail "B with 4 ms slices: $bp preemptions, want 1..5"
 echo "round robin: exact theta accounting; timeslice honoured"
 
 # 4. A runlist change preempts: exclude a running TSG (test knob); the submit that drops it is a
 # scheduling point at once; the TSG runs again once included.
-waitline() { i=0; while ! grep -q "^$2" "$1"; do i=$((i + 1)); [ $i -lt 200 ] || fail "no $2 line in $1"; sleep 0.05; done; }
-t0=$(( $(gpuclient --now) + 4000000000 ))
-gpuclient --no-gcaps --tag X --work 60 --start-at $t0 --report >x.out & x=$!
-gpuclient --no-gcaps --tag H --hog --work 2 --report --start-at $((t0 + 100000000)) >hx.out & hx=$!
-waitline x.out CLIENT
-tx=$(field x.out CLIENT tsg)
-simgpuctl --at $((t0 + 30000000)) exclude "$tx" runlist >ctl.out
-simgpuctl --at $((t0 + 300000000)) include "$tx" >>ctl.out
-wait $x
-kill -9 $hx; wait $hx 2>/dev/null || true
-cat ctl.out
-grep -q "^TSG id=$tx " ctl.out && fail "excluded TSG still listed"
-e0=$(field ctl.out "CALL cmd=exclude" call); e1=$(field ctl.out "CALL cmd=exclude" ret)
-xs=$(field x.out SEG gpu_start); xe=$(field x.out SEG gpu_end); xp=$(field x.out SEG preempt)
-[ "$xs" -lt "$e0" ] || fail "X had not started when it was excluded (VM too slow?)"
-echo "exclusion: the submit that dropped X was taken $(( (e1 - e0) / 1000 )) us after the call"
-echo "exclusion: X ran $(( (xe - xs) / 1000 )) us for 60000 us of work, preempt=$xp"
-[ $((xe - xs)) -ge 200000000 ] || fail "X was not held off while excluded"
-[ "$xp" -ge 1 ] || fail "X not counted as preempted"
-# Hog items that started while X was excluded: the hog ran in X's place.
-i0=$(field ctl.out "CALL cmd=include" call)
-n=$(awk -v a="$e1" -v b="$i0" '/^ITEM / { split($6, s, "="); if (s[2] > a && s[2] < b) n++ } END { print n + 0 }' hx.out)
-[ "$n" -ge 1 ] || fail "the hog ran no item while X was excluded"
-echo "exclusion: the hog ran $n items meanwhile"
+excl_once() {
+  t0=$(( $(gpuclient --now) + 3000000000 ))
+  gpuclient --no-gcaps --tag X --work 60 --start-at $t0 --report >x.out & x=$!
+  gpuclient --no-gcaps --tag H --hog --work 2 --report --start-at $((t0 + 100000000)) >hx.out & hx=$!
+  waitline x.out CLIENT
+  tx=$(field x.out CLIENT tsg)
+  simgpuctl --at $((t0 + 30000000)) exclude "$tx" runlist >ctl.out
+  simgpuctl --at $((t0 + 300000000)) include "$tx" >>ctl.out
+  wait $x
+  kill -9 $hx; wait $hx 2>/dev/null || true
+  cat ctl.out
+  grep -q "^TSG id=$tx " ctl.out && fail "excluded TSG still listed"
+  e0=$(field ctl.out "CALL cmd=exclude" call); e1=$(field ctl.out "CALL cmd=exclude" ret)
+  xs=$(field x.out SEG gpu_start); xe=$(field x.out SEG gpu_end); xp=$(field x.out SEG preempt)
+  [ "$xs" -lt "$e0" ] && [ "$xe" -gt "$e0" ] || return 2	# X not running at the exclusion
+  echo "exclusion: the submit that dropped X was taken $(( (e1 - e0) / 1000 )) us after the call"
+  echo "exclusion: X ran $(( (xe - xs) / 1000 )) us for 60000 us of work, preempt=$xp"
+  [ $((xe - xs)) -ge 200000000 ] || fail "X was not held off while excluded"
+  [ "$xp" -ge 1 ] || fail "X not counted as preempted"
+  # Hog items that started while X was excluded: the hog ran in X's place.
+  i0=$(field ctl.out "CALL cmd=include" call)
+  n=$(awk -v a="$e1" -v b="$i0" '/^ITEM / { split($6, s, "="); if (s[2] > a && s[2] < b) n++ } END { print n + 0 }' hx.out)
+  [ "$n" -ge 1 ] || fail "the hog ran no item while X was excluded"
+  echo "exclusion: the hog ran $n items meanwhile"
+}
+retry excl_once
 
 # 5. Submit timeout and recovery: the engine takes no runlist for 150 ms; the exclusion's submit
 # times out (100 ms), the driver clears the engine and resubmits; the work still completes.
-r0=$(stat recoveries); o0=$(stat timeouts)
-t0=$(( $(gpuclient --now) + 4000000000 ))
-gpuclient --no-gcaps --tag R --work 300 --start-at $t0 --report >r.out & r=$!
-waitline r.out CLIENT
-tr_=$(field r.out CLIENT tsg)
-simgpuctl --at $((t0 + 20000000)) stall 150 exclude "$tr_" include "$tr_" >knobs.out
-wait $r
-cat r.out knobs.out
-[ "$(field knobs.out "CALL cmd=stall" call)" -lt "$(field r.out SEG gpu_end)" ] || fail "the knobs came after R finished (VM too slow?)"
-[ $(( $(stat recoveries) - r0 )) -ge 1 ] || fail "no recovery after a hung submit"
-[ $(( $(stat timeouts) - o0 )) -ge 1 ] || fail "no timeout counted"
-[ "$(field r.out SEG preempt)" -ge 1 ] || fail "recovery did not preempt R"
-echo "recovery: $(( $(stat recoveries) - r0 )) recoveries, work completed"
+recov_once() {
+  r0=$(stat recoveries); o0=$(stat timeouts)
+  t0=$(( $(gpuclient --now) + 3000000000 ))
+  gpuclient --no-gcaps --tag R --work 300 --start-at $t0 --report >r.out & r=$!
+  waitline r.out CLIENT
+  tr_=$(field r.out CLIENT tsg)
+  simgpuctl --at $((t0 + 20000000)) stall 150 exclude "$tr_" include "$tr_" >knobs.out
+  wait $r
+  cat r.out knobs.out
+  [ $(( $(stat recoveries) - r0 )) -ge 1 ] || fail "no recovery after a hung submit"
+  [ $(( $(stat timeouts) - o0 )) -ge 1 ] || fail "no timeout counted"
+  # The exclusion's recovery preempts R, unless the knobs came after R had finished.
+  [ "$(field knobs.out "CALL cmd=exclude" call)" -lt "$(field r.out SEG gpu_end)" ] || return 2
+  [ "$(field r.out SEG preempt)" -ge 1 ] || fail "recovery did not preempt R"
+  echo "recovery: $(( $(stat recoveries) - r0 )) recoveries, work completed"
+}
+retry recov_once
 [ "$(stat decode_errors)" = 0 ] || fail "engine decode errors"
 rmmod gcaps_simgpu
 
 # 6. Random driver rebuilds (every ~3 ms): same schedule, nothing lost.
 insmod "$ko" theta_us=$((theta_ns / 1000)) rebuild_interval_ms=3 rebuild_seed=7
-rr rr3
+retry rr rr3
 [ "$(stat random_rebuilds)" -ge 10 ] || fail "too few random rebuilds: $(stat random_rebuilds)"
 [ "$(stat decode_errors)" = 0 ] || fail "engine decode errors"
 echo "random rebuilds: $(stat random_rebuilds), schedule unchanged"
