@@ -3,8 +3,10 @@
 
 .DEFAULT_GOAL := help
 SHELL := /bin/bash
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: help analyze test kernel kernel-debug vm-test vm-selftest fuzz-fresh bench
+.PHONY: help analyze test kernel kernel-debug vm-test vm-selftest fuzz-fresh bench install uninstall
 
 help: ## List the targets
 	@awk -F':.*## ' '/^[a-zA-Z0-9_-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -12,7 +14,7 @@ help: ## List the targets
 analyze: ## Main job: analyse the embedded case-study taskset (gcaps analyze)
 	cargo run --release --locked -q -p gcaps -- analyze
 
-test: ## All tests: fmt, clippy, cargo test, rustc-1.85 policy check, kernel + VM tests
+test: ## All tests: fmt, clippy, cargo test, install test, rustc-1.85 policy check, kernel + VM tests
 	tests/run-all.sh
 
 kernel: ## Build the fast test kernel (Linux 6.12 + Rust, gcc) into ~/.cache/gcaps/kernel/
@@ -34,3 +36,9 @@ bench: ## Benchmarks that print figures: the analysis, the policy decision, the 
 	cargo bench --locked -p gcaps-analysis --bench analyze
 	cargo bench --locked -p gcaps-policy --bench decide
 	tools/gcaps/bench.sh
+
+install: ## Build and install libgcaps (.so, .a, gcaps.h, gcaps.pc), linux/gcaps.h, gcapsctl (PREFIX=/usr/local, DESTDIR)
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" libgcaps/install.sh install
+
+uninstall: ## Remove what `make install` installed (same PREFIX and DESTDIR)
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" libgcaps/install.sh uninstall

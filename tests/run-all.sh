@@ -23,6 +23,7 @@ step setup tests/vm/setup.sh
 step fmt cargo fmt --all -- --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
 step cargo-test cargo test --workspace --locked
+step install-test tests/install-test.sh
 step policy-rustc-1.85 module/policy/check-rustc-1.85.sh
 step vm-test tests/vm/run.sh
 step vm-selftest tests/vm/selftest.sh
@@ -33,6 +34,7 @@ echo "    total $SECONDS s"
 passed=0 failed=0
 while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
   sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/cargo-test.log"
+  sed -nE 's/^install-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/install-test.log"
   sed -nE 's/^vm-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-test.log"
   sed -nE 's/^vm-selftest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-selftest.log"
 )

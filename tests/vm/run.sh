@@ -69,6 +69,12 @@ gen=$KCACHE/tools/gen_init_cpio
   for f in "$work"/modules/*.ko; do echo "file /modules/${f##*/} $f 0644 0 0"; done
   for f in "$work"/bin/*; do [ -e "$f" ] && echo "file /bin/${f##*/} $f 0755 0 0"; done
   for f in "$work"/tests/*; do echo "file /tests/${f##*/} $f 0755 0 0"; done
+  # Optional extra content: each executable tests/vm/initramfs-hooks/*.sh gets the work dir and
+  # prints gen_init_cpio lines (e.g. shared libraries for dynamically linked programs; README).
+  for h in "$VM_DIR"/initramfs-hooks/*.sh; do
+    [ -x "$h" ] || continue
+    "$h" "$work" || die "initramfs hook ${h#"$REPO_ROOT"/} failed"
+  done
 } >"$work/initramfs.list"
 "$gen" "$work/initramfs.list" | gzip -1 >"$work/initramfs.cpio.gz"
 

@@ -12,6 +12,7 @@ PACKAGES=(
   "rustc-web=$RUST_VERSION" "rust-web-src=$RUST_VERSION"
   "libstd-rust-web-dev=$RUST_VERSION" "libstd-rust-web-1.85=$RUST_VERSION"
   build-essential flex bison bc libelf-dev libssl-dev kmod cpio xz-utils gzip
+  pkgconf  # libgcaps: tests/install-test.sh and the VM examples build through pkg-config
   libclang-dev clang-14 lld-14 llvm-14
   qemu-system-x86 busybox-static
 )

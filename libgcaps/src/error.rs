@@ -1,0 +1,350 @@
+//! Typed errors: each says what went wrong and what to do, in one line.
+use nix::errno::Errno;
+use std::fmt;
+
+/// What a gcaps call was doing when it failed (for errors that are not specific).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Open,
+    Version,
+    Begin,
+    End,
+    Status,
+    List,
+    Close,
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::Open => "open /dev/gcaps",
+            Op::Version => "GCAPS_IOC_VERSION",
+            Op::Begin => "GCAPS_IOC_SEG_BEGIN",
+            Op::End => "GCAPS_IOC_SEG_END",
+            Op::Status => "GCAPS_IOC_STATUS",
+            Op::List => "GCAPS_IOC_LIST",
+            Op::Close => "close of the gcaps descriptor",
+        }
+    }
+}
+
+/// Every way a libgcaps call can fail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The device node does not exist: gcaps.ko is not loaded (ENOENT on open).
+    NotLoaded { path: String },
+    /// The device node exists but may not be opened by this user (EACCES on open).
+    DeviceAccess { path: String },
+    /// The file is not a gcaps device (ENOTTY): wrong path or an incompatible module.
+    NotGcapsDevice { path: String },
+    /// The module speaks another ABI version than this library.
+    AbiMismatch { kernel: u32, library: u32 },
+    /// This user already has the maximum number of clients (EMFILE on open).
+    TooManyClients,
+    /// The module's client table is full (ENOSPC on open).
+    ClientTableFull,
+    /// The file descriptor belongs to another process (inherited over fork or passed) (EPERM).
+    NotOwner,
+    /// A best-effort (SCHED_OTHER) caller asked for an explicit GPU priority (EPERM).
+    BestEffortExplicit { requested: i32 },
+    /// A real-time caller asked for a GPU priority above its CPU priority without
+    /// CAP_SYS_NICE (EPERM).
+    AboveCpuPriority { requested: i32, cpu_priority: i32 },
+    /// A GPU priority outside 0..99 (EINVAL).
+    InvalidPriority { value: i64 },
+    /// A GPU priority given as text that is not `inherit` or 0..99.
+    BadPriorityText { text: String },
+    /// An environment variable the library reads holds a bad value.
+    BadEnvironment {
+        var: &'static str,
+        value: String,
+        reason: &'static str,
+    },
+    /// Begin while this client's segment is already open (EALREADY).
+    AlreadyInSegment,
+    /// End without an open segment (ENOENT on end).
+    NotInSegment,
+    /// Any other failure of a call, with its errno.
+    Sys { op: Op, errno: Errno },
+}
+
+impl Error {
+    /// The errno this error corresponds to (the C ABI returns its negation).
+    pub fn errno(&self) -> Errno {
+        match self {
+            Error::NotLoaded { .. } | Error::NotInSegment => Errno::ENOENT,
+            Error::DeviceAccess { .. } => Errno::EACCES,
+            Error::NotGcapsDevice { .. } => Errno::ENOTTY,
+            Error::AbiMismatch { .. } => Errno::EPROTO,
+            Error::TooManyClients => Errno::EMFILE,
+            Error::ClientTableFull => Errno::ENOSPC,
+            Error::NotOwner | Error::BestEffortExplicit { .. } | Error::AboveCpuPriority { .. } => {
+                Errno::EPERM
+            }
+            Error::InvalidPriority { .. }
+            | Error::BadPriorityText { .. }
+            | Error::BadEnvironment { .. } => Errno::EINVAL,
+            Error::AlreadyInSegment => Errno::EALREADY,
+            Error::Sys { errno, .. } => *errno,
+        }
+    }
+
+    /// The error of a failed open of `path`.
+    pub(crate) fn from_open(path: &str, errno: Errno) -> Self {
+        match errno {
+            Errno::ENOENT | Errno::ENXIO | Errno::ENODEV => Error::NotLoaded { path: path.into() },
+            Errno::EACCES => Error::DeviceAccess { path: path.into() },
+            Errno::EMFILE => Error::TooManyClients,
+            Errno::ENOSPC => Error::ClientTableFull,
+            errno => Error::Sys {
+                op: Op::Open,
+                errno,
+            },
+        }
+    }
+
+    /// The error of a failed ioctl; `Begin` EPERMs are classified by the caller
+    /// ([`Error::begin_eperm`]).
+    pub(crate) fn from_ioctl(op: Op, errno: Errno) -> Self {
+        match (op, errno) {
+            (_, Errno::EPERM) => Error::NotOwner,
+            (Op::Begin, Errno::EALREADY) => Error::AlreadyInSegment,
+            (Op::End, Errno::ENOENT) => Error::NotInSegment,
+            (_, Errno::ENOTTY) => Error::NotGcapsDevice {
+                path: "the file descriptor".into(),
+            },
+            (op, errno) => Error::Sys { op, errno },
+        }
+    }
+
+    /// Which permission rule an EPERM of a begin asking for `requested` (0 = inherit) broke,
+    /// given the caller's scheduling policy and rt_priority now.
+    pub(crate) fn begin_eperm(requested: i32, policy: libc::c_int, rt_priority: i32) -> Self {
+        let realtime = policy == libc::SCHED_FIFO || policy == libc::SCHED_RR;
+        if requested == 0 {
+            Error::NotOwner // inheriting needs no permission: only the owner rule remains
+        } else if !realtime {
+            Error::BestEffortExplicit { requested }
+        } else if requested > rt_priority {
+            Error::AboveCpuPriority {
+                requested,
+                cpu_priority: rt_priority,
+            }
+        } else {
+            Error::NotOwner
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NotLoaded { path } => write!(
+                f,
+                "{}: no such device: the gcaps module is not loaded (load it: modprobe gcaps)",
+                path.escape_debug()
+            ),
+            Error::DeviceAccess { path } => write!(
+                f,
+                "{}: permission denied: this user may not open the gcaps device (ask the \
+                 administrator for access to it)",
+                path.escape_debug()
+            ),
+            Error::NotGcapsDevice { path } => write!(
+                f,
+                "{} is not a gcaps device (ENOTTY): wrong path, or a gcaps module too old for \
+                 this library",
+                path.escape_debug()
+            ),
+            Error::AbiMismatch { kernel, library } => write!(
+                f,
+                "gcaps ABI mismatch: the module speaks version {kernel}, this library version \
+                 {library}; install a matching libgcaps"
+            ),
+            Error::TooManyClients => f.write_str(
+                "open /dev/gcaps: this user already has the maximum number of gcaps clients \
+                 (EMFILE); close unused ones",
+            ),
+            Error::ClientTableFull => {
+                f.write_str("open /dev/gcaps: the gcaps client table is full (ENOSPC); retry later")
+            }
+            Error::NotOwner => f.write_str(
+                "permission denied: this /dev/gcaps descriptor belongs to another process \
+                 (inherited over fork or passed over a socket); open your own with Gcaps::open",
+            ),
+            Error::BestEffortExplicit { requested } => write!(
+                f,
+                "permission denied: a best-effort (SCHED_OTHER) task may not ask for GPU \
+                 priority {requested}; run it under SCHED_FIFO/RR (gcapsctl run --priority P) \
+                 or let it inherit (0)"
+            ),
+            Error::AboveCpuPriority {
+                requested,
+                cpu_priority,
+            } => write!(
+                f,
+                "permission denied: GPU priority {requested} is above the task's CPU priority \
+                 {cpu_priority}, which needs CAP_SYS_NICE or RLIMIT_RTPRIO >= {requested}; ask \
+                 for at most {cpu_priority} or grant the capability"
+            ),
+            Error::InvalidPriority { value } => write!(
+                f,
+                "invalid GPU priority {value}: expected 1..99, or 0 to inherit the CPU priority"
+            ),
+            Error::BadPriorityText { text } => write!(
+                f,
+                "invalid GPU priority \"{}\": expected 1..99, or inherit (0)",
+                text.escape_debug()
+            ),
+            Error::BadEnvironment { var, value, reason } => {
+                write!(f, "{var}=\"{}\": {reason}", value.escape_debug())
+            }
+            Error::AlreadyInSegment => f.write_str(
+                "GPU segment begin while this client's segment is open (EALREADY); end it first \
+                 (segments do not nest)",
+            ),
+            Error::NotInSegment => {
+                f.write_str("GPU segment end without an open segment (ENOENT); call begin first")
+            }
+            Error::Sys { op, errno } => {
+                write!(f, "{} failed: {} ({errno:?})", op.name(), errno.desc())
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_errors_say_what_to_do() {
+        let e = Error::from_open("/dev/gcaps", Errno::ENOENT);
+        assert_eq!(e.errno(), Errno::ENOENT);
+        assert!(e.to_string().contains("modprobe gcaps"), "{e}");
+        let e = Error::from_open("/dev/gcaps", Errno::EACCES);
+        assert!(e.to_string().contains("permission denied"), "{e}");
+        assert_eq!(Error::from_open("x", Errno::EMFILE), Error::TooManyClients);
+        assert_eq!(Error::from_open("x", Errno::ENOSPC), Error::ClientTableFull);
+        assert_eq!(
+            Error::from_open("x", Errno::EIO),
+            Error::Sys {
+                op: Op::Open,
+                errno: Errno::EIO
+            }
+        );
+    }
+
+    #[test]
+    fn misuse_is_named() {
+        assert_eq!(
+            Error::from_ioctl(Op::Begin, Errno::EALREADY),
+            Error::AlreadyInSegment
+        );
+        assert_eq!(
+            Error::from_ioctl(Op::End, Errno::ENOENT),
+            Error::NotInSegment
+        );
+        assert_eq!(Error::from_ioctl(Op::Status, Errno::EPERM), Error::NotOwner);
+        // ENOENT means "not in a segment" only for end.
+        assert_eq!(
+            Error::from_ioctl(Op::Begin, Errno::ENOENT),
+            Error::Sys {
+                op: Op::Begin,
+                errno: Errno::ENOENT
+            }
+        );
+    }
+
+    #[test]
+    fn eperm_of_begin_names_the_rule() {
+        assert_eq!(
+            Error::begin_eperm(10, libc::SCHED_OTHER, 0),
+            Error::BestEffortExplicit { requested: 10 }
+        );
+        assert_eq!(
+            Error::begin_eperm(60, libc::SCHED_FIFO, 50),
+            Error::AboveCpuPriority {
+                requested: 60,
+                cpu_priority: 50
+            }
+        );
+        assert_eq!(
+            Error::begin_eperm(60, libc::SCHED_RR, 50),
+            Error::AboveCpuPriority {
+                requested: 60,
+                cpu_priority: 50
+            }
+        );
+        assert_eq!(
+            Error::begin_eperm(40, libc::SCHED_FIFO, 50),
+            Error::NotOwner
+        );
+        assert_eq!(Error::begin_eperm(0, libc::SCHED_OTHER, 0), Error::NotOwner);
+        assert!(Error::begin_eperm(60, libc::SCHED_FIFO, 50)
+            .to_string()
+            .contains("CAP_SYS_NICE"));
+    }
+
+    #[test]
+    fn every_message_is_one_line_and_maps_to_its_errno() {
+        let all = [
+            Error::NotLoaded {
+                path: "/dev/gcaps\n".into(),
+            },
+            Error::DeviceAccess { path: "p".into() },
+            Error::NotGcapsDevice { path: "p".into() },
+            Error::AbiMismatch {
+                kernel: 2,
+                library: 1,
+            },
+            Error::TooManyClients,
+            Error::ClientTableFull,
+            Error::NotOwner,
+            Error::BestEffortExplicit { requested: 3 },
+            Error::AboveCpuPriority {
+                requested: 3,
+                cpu_priority: 2,
+            },
+            Error::InvalidPriority { value: 100 },
+            Error::BadPriorityText {
+                text: "a\nb".into(),
+            },
+            Error::BadEnvironment {
+                var: "V",
+                value: "\n".into(),
+                reason: "r",
+            },
+            Error::AlreadyInSegment,
+            Error::NotInSegment,
+            Error::Sys {
+                op: Op::List,
+                errno: Errno::EFAULT,
+            },
+        ];
+        let errnos = [
+            Errno::ENOENT,
+            Errno::EACCES,
+            Errno::ENOTTY,
+            Errno::EPROTO,
+            Errno::EMFILE,
+            Errno::ENOSPC,
+            Errno::EPERM,
+            Errno::EPERM,
+            Errno::EPERM,
+            Errno::EINVAL,
+            Errno::EINVAL,
+            Errno::EINVAL,
+            Errno::EALREADY,
+            Errno::ENOENT,
+            Errno::EFAULT,
+        ];
+        for (e, want) in all.iter().zip(errnos) {
+            let msg = e.to_string();
+            assert!(!msg.contains('\n') && !msg.is_empty(), "{msg:?}");
+            assert_eq!(e.errno(), want, "{msg}");
+        }
+    }
+}

@@ -1,0 +1,309 @@
+//! What the module reports: versions, clients, TSGs (decoded from the UAPI structs).
+use crate::uapi;
+use std::fmt;
+
+/// `GCAPS_IOC_VERSION`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version {
+    pub abi: u32,
+    /// `major << 16 | minor << 8 | patch`.
+    pub module: u32,
+    /// Backend contract version, 0 = no GPU backend bound.
+    pub backend_abi: u32,
+    /// "" = no backend bound.
+    pub backend_name: String,
+}
+
+impl Version {
+    pub(crate) fn from_uapi(v: &uapi::gcaps_version) -> Self {
+        Self {
+            abi: v.abi_version,
+            module: v.module_version,
+            backend_abi: v.backend_abi,
+            backend_name: c_string(&v.backend_name),
+        }
+    }
+
+    /// `major.minor.patch` of the module.
+    pub fn module_string(&self) -> String {
+        let m = self.module;
+        format!("{}.{}.{}", m >> 16, (m >> 8) & 0xff, m & 0xff)
+    }
+}
+
+/// CPU scheduling class of a client, at its last begin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuClass {
+    /// SCHED_OTHER, SCHED_BATCH or SCHED_IDLE.
+    Other,
+    Fifo,
+    Rr,
+    /// A value this library does not know (a newer module).
+    Unknown(u32),
+}
+
+impl CpuClass {
+    pub(crate) fn from_uapi(c: u32) -> Self {
+        match c {
+            uapi::GCAPS_CLASS_OTHER => Self::Other,
+            uapi::GCAPS_CLASS_FIFO => Self::Fifo,
+            uapi::GCAPS_CLASS_RR => Self::Rr,
+            c => Self::Unknown(c),
+        }
+    }
+}
+
+impl fmt::Display for CpuClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Other => f.write_str("other"),
+            Self::Fifo => f.write_str("fifo"),
+            Self::Rr => f.write_str("rr"),
+            Self::Unknown(c) => write!(f, "class{c}"),
+        }
+    }
+}
+
+/// Segment state of a client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegState {
+    /// No open segment.
+    Idle,
+    /// Open segment, its TSGs are eligible.
+    Running,
+    /// Open segment, waiting for a higher or earlier one.
+    Pending,
+    Unknown(u32),
+}
+
+impl SegState {
+    pub(crate) fn from_uapi(s: u32) -> Self {
+        match s {
+            uapi::GCAPS_STATE_IDLE => Self::Idle,
+            uapi::GCAPS_STATE_RUNNING => Self::Running,
+            uapi::GCAPS_STATE_PENDING => Self::Pending,
+            s => Self::Unknown(s),
+        }
+    }
+}
+
+impl fmt::Display for SegState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Idle => f.write_str("idle"),
+            Self::Running => f.write_str("running"),
+            Self::Pending => f.write_str("pending"),
+            Self::Unknown(s) => write!(f, "state{s}"),
+        }
+    }
+}
+
+/// One client (`struct gcaps_client_info`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientInfo {
+    pub client_id: u64,
+    pub pid: u32,
+    pub comm: String,
+    pub class: CpuClass,
+    /// rt_priority at the last begin, 0 for best-effort.
+    pub cpu_priority: i32,
+    /// Effective GPU priority of the open segment, 0 if none or best-effort.
+    pub gpu_priority: i32,
+    pub state: SegState,
+    pub num_tsgs: u32,
+}
+
+impl ClientInfo {
+    pub(crate) fn from_uapi(c: &uapi::gcaps_client_info) -> Self {
+        Self {
+            client_id: c.client_id,
+            pid: c.tgid,
+            comm: c_string(&c.comm),
+            class: CpuClass::from_uapi(c.cpu_class),
+            cpu_priority: c.cpu_priority,
+            gpu_priority: c.gpu_priority,
+            state: SegState::from_uapi(c.state),
+            num_tsgs: c.num_tsgs,
+        }
+    }
+}
+
+/// One TSG (`struct gcaps_tsg_info`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TsgInfo {
+    pub tsgid: u32,
+    /// 0: the owner process has no gcaps client.
+    pub owner_client_id: u64,
+    pub owner_pid: u32,
+    pub timeslice_us: u32,
+    /// On the runlist by the current decision.
+    pub eligible: bool,
+    /// Always eligible (administrator's choice).
+    pub always: bool,
+}
+
+impl TsgInfo {
+    pub(crate) fn from_uapi(t: &uapi::gcaps_tsg_info) -> Self {
+        Self {
+            tsgid: t.tsgid,
+            owner_client_id: t.owner_client_id,
+            owner_pid: t.owner_tgid,
+            timeslice_us: t.timeslice_us,
+            eligible: t.flags & uapi::GCAPS_TSG_ELIGIBLE != 0,
+            always: t.flags & uapi::GCAPS_TSG_ALWAYS != 0,
+        }
+    }
+}
+
+/// `GCAPS_IOC_STATUS`: the caller's own client and the global decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub me: ClientInfo,
+    pub generation: u64,
+    pub rt_active: bool,
+    pub num_clients: u32,
+}
+
+impl Status {
+    pub(crate) fn from_uapi(s: &uapi::gcaps_status) -> Self {
+        Self {
+            me: ClientInfo::from_uapi(&s.self_),
+            generation: s.generation,
+            rt_active: s.rt_active != 0,
+            num_clients: s.num_clients,
+        }
+    }
+}
+
+/// `GCAPS_IOC_LIST`: every client and TSG.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct List {
+    pub clients: Vec<ClientInfo>,
+    pub tsgs: Vec<TsgInfo>,
+    pub generation: u64,
+    pub rt_active: bool,
+}
+
+impl List {
+    pub(crate) fn from_uapi(
+        l: &uapi::gcaps_list,
+        clients: &[uapi::gcaps_client_info],
+        tsgs: &[uapi::gcaps_tsg_info],
+    ) -> Self {
+        Self {
+            clients: clients.iter().map(ClientInfo::from_uapi).collect(),
+            tsgs: tsgs.iter().map(TsgInfo::from_uapi).collect(),
+            generation: l.generation,
+            rt_active: l.rt_active != 0,
+        }
+    }
+
+    /// The TSG ids a client owns, ascending.
+    pub fn tsgs_of(&self, client_id: u64) -> Vec<u32> {
+        let mut v: Vec<u32> = self
+            .tsgs
+            .iter()
+            .filter(|t| t.owner_client_id == client_id)
+            .map(|t| t.tsgid)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The eligible set: TSG ids on the runlist by the current decision, ascending.
+    pub fn eligible_tsgs(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self
+            .tsgs
+            .iter()
+            .filter(|t| t.eligible)
+            .map(|t| t.tsgid)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+/// A NUL-terminated C string from a fixed array (no NUL: the whole array), lossily as UTF-8.
+fn c_string(bytes: &[libc::c_char]) -> String {
+    let b: Vec<u8> = bytes
+        .iter()
+        .map(|&c| c as u8)
+        .take_while(|&c| c != 0)
+        .collect();
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comm(s: &str) -> [libc::c_char; 16] {
+        let mut a = [0 as libc::c_char; 16];
+        for (d, b) in a.iter_mut().zip(s.bytes()) {
+            *d = b as libc::c_char;
+        }
+        a
+    }
+
+    #[test]
+    fn decodes_clients_and_tsgs() {
+        let c = uapi::gcaps_client_info {
+            client_id: 9,
+            tgid: 123,
+            cpu_class: uapi::GCAPS_CLASS_FIFO,
+            cpu_priority: 50,
+            gpu_priority: 40,
+            state: uapi::GCAPS_STATE_PENDING,
+            num_tsgs: 2,
+            comm: comm("app"),
+        };
+        let t = |id, owner, flags| uapi::gcaps_tsg_info {
+            tsgid: id,
+            flags,
+            owner_client_id: owner,
+            owner_tgid: 123,
+            timeslice_us: 1000,
+        };
+        let l = uapi::gcaps_list {
+            generation: 5,
+            rt_active: 1,
+            ..Default::default()
+        };
+        let list = List::from_uapi(
+            &l,
+            &[c],
+            &[
+                t(4, 9, uapi::GCAPS_TSG_ELIGIBLE),
+                t(3, 9, 0),
+                t(7, 0, uapi::GCAPS_TSG_ALWAYS | uapi::GCAPS_TSG_ELIGIBLE),
+            ],
+        );
+        let ci = &list.clients[0];
+        assert_eq!(
+            (ci.pid, ci.comm.as_str(), ci.class, ci.state),
+            (123, "app", CpuClass::Fifo, SegState::Pending)
+        );
+        assert_eq!((ci.cpu_priority, ci.gpu_priority), (50, 40));
+        assert_eq!(list.tsgs_of(9), vec![3, 4]);
+        assert_eq!(list.eligible_tsgs(), vec![4, 7]);
+        assert!(list.tsgs[2].always && list.rt_active && list.generation == 5);
+    }
+
+    #[test]
+    fn strings_and_versions() {
+        assert_eq!(c_string(&comm("abcdefghijklmnop")), "abcdefghijklmnop");
+        assert_eq!(c_string(&comm("")), "");
+        let mut v = uapi::gcaps_version {
+            abi_version: 1,
+            module_version: 1 << 16 | 2 << 8 | 3,
+            backend_abi: 1,
+            ..Default::default()
+        };
+        v.backend_name[..6].copy_from_slice(&comm("simgpu")[..6]);
+        let v = Version::from_uapi(&v);
+        assert_eq!(v.module_string(), "1.2.3");
+        assert_eq!(v.backend_name, "simgpu");
+        assert_eq!(CpuClass::from_uapi(7).to_string(), "class7");
+        assert_eq!(SegState::from_uapi(1).to_string(), "running");
+    }
+}

@@ -1,0 +1,56 @@
+//! The ioctl interface of `/dev/gcaps`: bindgen's translation of `uapi/linux/gcaps.h` (with its
+//! layout tests) and the ioctl request numbers, which the C header builds with `_IOWR()`.
+#![allow(non_camel_case_types, non_upper_case_globals, dead_code)]
+#![allow(clippy::all)]
+
+include!(concat!(env!("OUT_DIR"), "/uapi.rs"));
+
+/// `_IOWR(GCAPS_IOC_MAGIC, nr, T)`, as the kernel's `<asm-generic/ioctl.h>` builds it.
+const fn iowr<T>(nr: u8) -> libc::c_ulong {
+    nix::request_code_readwrite!(GCAPS_IOC_MAGIC, nr, core::mem::size_of::<T>()) as libc::c_ulong
+}
+
+pub const GCAPS_IOC_VERSION: libc::c_ulong = iowr::<gcaps_version>(0x00);
+pub const GCAPS_IOC_SEG_BEGIN: libc::c_ulong = iowr::<gcaps_seg_begin>(0x01);
+pub const GCAPS_IOC_SEG_END: libc::c_ulong = iowr::<gcaps_seg_end>(0x02);
+pub const GCAPS_IOC_STATUS: libc::c_ulong = iowr::<gcaps_status>(0x03);
+pub const GCAPS_IOC_LIST: libc::c_ulong = iowr::<gcaps_list>(0x04);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::mem::size_of;
+
+    extern "C" {
+        /// The request numbers as the C compiler expands them (`src/uapi_check.c`).
+        static gcaps_check_ioc: [libc::c_ulong; 5];
+    }
+
+    #[test]
+    fn ioctl_numbers_match_the_c_header() {
+        // SAFETY: a constant array defined in uapi_check.c, never written.
+        let c = unsafe { gcaps_check_ioc };
+        assert_eq!(
+            c,
+            [
+                GCAPS_IOC_VERSION,
+                GCAPS_IOC_SEG_BEGIN,
+                GCAPS_IOC_SEG_END,
+                GCAPS_IOC_STATUS,
+                GCAPS_IOC_LIST
+            ]
+        );
+    }
+
+    #[test]
+    fn first_versions_are_the_current_sizes() {
+        assert_eq!(size_of::<gcaps_version>(), GCAPS_VERSION_SIZE_VER0 as usize);
+        assert_eq!(
+            size_of::<gcaps_seg_begin>(),
+            GCAPS_SEG_BEGIN_SIZE_VER0 as usize
+        );
+        assert_eq!(size_of::<gcaps_seg_end>(), GCAPS_SEG_END_SIZE_VER0 as usize);
+        assert_eq!(size_of::<gcaps_status>(), GCAPS_STATUS_SIZE_VER0 as usize);
+        assert_eq!(size_of::<gcaps_list>(), GCAPS_LIST_SIZE_VER0 as usize);
+    }
+}

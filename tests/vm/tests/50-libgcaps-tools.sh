@@ -1,0 +1,46 @@
+#!/bin/sh
+# libgcaps and gcapsctl without gcaps.ko: the library (C and Rust examples) and the tool give
+# one clear line and a non-zero exit when the module is not loaded, with bad priorities and
+# without permission; gcapsctl run gives the command the requested priorities.
+# vmtest-needs=libgcaps  vmtest-timeout=60
+set -eu
+
+fail() { echo "FAIL: $*"; exit 1; }
+# expect_error CODE PATTERN CMD...: CMD exits with CODE, prints one stderr line matching PATTERN
+expect_error() {
+  code=$1 pat=$2; shift 2
+  rc=0; "$@" >/tmp/out 2>/tmp/err || rc=$?
+  [ "$rc" = "$code" ] || fail "$*: exit $rc, want $code ($(cat /tmp/err))"
+  [ "$(wc -l </tmp/err)" = 1 ] || fail "$*: not one line: $(cat /tmp/err)"
+  grep -q -- "$pat" /tmp/err || fail "$*: '$(cat /tmp/err)' lacks '$pat'"
+  echo "ok: $* -> $(cat /tmp/err)"
+}
+
+test -e /usr/lib/libgcaps.so.0 || fail "libgcaps.so.0 not installed in /usr/lib"
+grep -q "libgcaps.so.0" /bin/gpu_segment || fail "the C example is not linked against libgcaps.so.0"
+
+# --- without the module
+expect_error 1 "modprobe gcaps" gcapsctl status
+expect_error 1 "modprobe gcaps" gcapsctl status --format json
+expect_error 1 "modprobe gcaps" gpu_segment 5
+expect_error 1 "modprobe gcaps" gpu_segment_rs 5
+
+# --- bad arguments and priorities
+expect_error 2 "100 is not in 1..=99" gcapsctl run --priority 100 -- true
+expect_error 2 "invalid GPU priority" gcapsctl run --priority 10 --gpu-priority 200 -- true
+expect_error 1 'GCAPS_GPU_PRIORITY="150"' env GCAPS_GPU_PRIORITY=150 gpu_segment 5
+expect_error 1 'GCAPS_GPU_PRIORITY="x"' env GCAPS_GPU_PRIORITY=x gpu_segment_rs 5
+
+# --- without permission (uid 1000: no CAP_SYS_NICE, RLIMIT_RTPRIO 0)
+expect_error 1 "SCHED_FIFO priority 10: permission denied" runas 1000 gcapsctl run --priority 10 -- true
+
+# --- gcapsctl run gives the command its priorities
+out=$(gcapsctl run --priority 42 --gpu-priority 30 --cpu 1 -- sh -c \
+  'echo "$GCAPS_GPU_PRIORITY"; cat /proc/self/stat; taskset -p $$')
+echo "$out"
+[ "$(echo "$out" | sed -n 1p)" = 30 ] || fail "GCAPS_GPU_PRIORITY not 30"
+set -- $(echo "$out" | sed -n 2p | sed 's/.*) //')   # fields 3.. of /proc/self/stat
+shift 37; [ "$1 $2" = "42 1" ] || fail "rt_priority/policy '$1 $2', want '42 1' (SCHED_FIFO)"
+echo "$out" | sed -n 3p | grep -q 'mask: 2$' || fail "not pinned to CPU 1"
+
+echo "libgcaps tools: ok"

@@ -1,0 +1,83 @@
+//! `gcapsctl`: see and steer gcaps on the device. `status` shows the module, its clients and
+//! the eligible set; `run` starts a command under SCHED_FIFO with a default GPU priority.
+//! Errors are one line on stderr with a non-zero exit (1: the operation failed, 2: bad
+//! arguments), never a panic.
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod run;
+mod status;
+
+#[derive(Parser)]
+#[command(
+    name = "gcapsctl",
+    version,
+    about = "Control and inspect gcaps (GPU priority scheduling)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Module and backend version, every client, the eligible TSG set.
+    Status(status::Args),
+    /// Run a command under SCHED_FIFO with a default GPU priority for libgcaps.
+    Run(run::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return argument_error(e),
+    };
+    let r = match cli.command {
+        Command::Status(a) => status::run(a),
+        Command::Run(a) => run::run(a),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("gcapsctl: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Help and version go to stdout as clap prints them; an argument error is one line.
+fn argument_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        _ => {
+            eprintln!("gcapsctl: {}", one_line(&e.render().to_string()));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Clap's message up to its usage part, on one line, without the `error: ` prefix.
+fn one_line(text: &str) -> String {
+    let msg: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.trim().is_empty() && !l.starts_with("Usage:"))
+        .map(str::trim)
+        .collect();
+    let msg = msg.join(" ");
+    let msg = msg.strip_prefix("error: ").unwrap_or(&msg);
+    if msg.is_empty() {
+        "bad arguments".into()
+    } else {
+        msg.into()
+    }
+}

@@ -1,0 +1,316 @@
+//! `gcapsctl status`: module and backend version, every client, the eligible TSG set.
+use libgcaps::{Gcaps, List, Version, DEVICE_PATH};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::{ErrorKind, Write as _};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// The gcaps device node.
+    #[arg(long, default_value = DEVICE_PATH, value_name = "PATH")]
+    device: String,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Format {
+    Table,
+    Json,
+}
+
+pub fn run(args: Args) -> Result<(), String> {
+    let gcaps = Gcaps::open_path(&args.device).map_err(|e| e.to_string())?;
+    let version = gcaps.version().map_err(|e| e.to_string())?;
+    let list = gcaps.list().map_err(|e| e.to_string())?;
+    // gcapsctl's own client (opened only to ask) is not part of the picture.
+    let report = Report::new(&version, &list, std::process::id());
+    let text = match args.format {
+        Format::Table => report.table(),
+        Format::Json => report.json(),
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != ErrorKind::BrokenPipe => {
+            Err(format!("cannot write to standard output: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// What `status` prints, in both formats (the JSON shape is the documented one).
+#[derive(Serialize, Debug, PartialEq)]
+pub struct Report {
+    module: ModuleInfo,
+    generation: u64,
+    rt_active: bool,
+    clients: Vec<ClientRow>,
+    eligible_tsgs: Vec<u32>,
+    /// TSGs whose process has no gcaps client (best-effort GPU users).
+    unmanaged_tsgs: Vec<UnmanagedTsg>,
+}
+
+#[derive(Serialize, Debug, PartialEq)]
+struct ModuleInfo {
+    version: String,
+    abi: u32,
+    backend: String,
+    backend_abi: u32,
+}
+
+#[derive(Serialize, Debug, PartialEq)]
+struct ClientRow {
+    pid: u32,
+    comm: String,
+    class: String,
+    priority: i32,
+    gpu_priority: i32,
+    state: String,
+    tsgs: Vec<u32>,
+    client_id: u64,
+}
+
+#[derive(Serialize, Debug, PartialEq)]
+struct UnmanagedTsg {
+    tsgid: u32,
+    pid: u32,
+}
+
+impl Report {
+    /// The report of `list`, leaving out the clients of process `skip_pid` (the tool itself).
+    pub fn new(v: &Version, list: &List, skip_pid: u32) -> Self {
+        let mut clients: Vec<ClientRow> = list
+            .clients
+            .iter()
+            .filter(|c| c.pid != skip_pid)
+            .map(|c| ClientRow {
+                pid: c.pid,
+                comm: c.comm.clone(),
+                class: c.class.to_string(),
+                priority: c.cpu_priority,
+                gpu_priority: c.gpu_priority,
+                state: c.state.to_string(),
+                tsgs: list.tsgs_of(c.client_id),
+                client_id: c.client_id,
+            })
+            .collect();
+        clients.sort_by_key(|c| (c.pid, c.client_id));
+        let mut unmanaged: Vec<UnmanagedTsg> = list
+            .tsgs
+            .iter()
+            .filter(|t| t.owner_client_id == 0)
+            .map(|t| UnmanagedTsg {
+                tsgid: t.tsgid,
+                pid: t.owner_pid,
+            })
+            .collect();
+        unmanaged.sort_by_key(|t| t.tsgid);
+        Self {
+            module: ModuleInfo {
+                version: v.module_string(),
+                abi: v.abi,
+                backend: v.backend_name.clone(),
+                backend_abi: v.backend_abi,
+            },
+            generation: list.generation,
+            rt_active: list.rt_active,
+            clients,
+            eligible_tsgs: list.eligible_tsgs(),
+            unmanaged_tsgs: unmanaged,
+        }
+    }
+
+    pub fn json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("plain data serialises");
+        s.push('\n');
+        s
+    }
+
+    pub fn table(&self) -> String {
+        let m = &self.module;
+        let backend = if m.backend.is_empty() {
+            "no GPU backend bound".to_string()
+        } else {
+            format!(
+                "backend {} (contract {})",
+                m.backend.escape_debug(),
+                m.backend_abi
+            )
+        };
+        let mut s = format!(
+            "gcaps {} (ABI {}), {backend}, generation {}, real-time segment open: {}\n",
+            m.version,
+            m.abi,
+            self.generation,
+            if self.rt_active { "yes" } else { "no" }
+        );
+        if self.clients.is_empty() {
+            s.push_str("no clients\n");
+        } else {
+            let _ = writeln!(
+                s,
+                "{:>7}  {:<16} {:<5} {:>4} {:>4}  {:<8} TSGS",
+                "PID", "COMMAND", "CLASS", "PRIO", "GPU", "STATE"
+            );
+            for c in &self.clients {
+                let _ = writeln!(
+                    s,
+                    "{:>7}  {:<16} {:<5} {:>4} {:>4}  {:<8} {}",
+                    c.pid,
+                    c.comm.escape_debug().to_string(),
+                    c.class,
+                    c.priority,
+                    c.gpu_priority,
+                    c.state,
+                    ids(&c.tsgs)
+                );
+            }
+        }
+        let _ = writeln!(s, "eligible TSGs: {}", ids(&self.eligible_tsgs));
+        if !self.unmanaged_tsgs.is_empty() {
+            let list: Vec<String> = self
+                .unmanaged_tsgs
+                .iter()
+                .map(|t| format!("{} (pid {})", t.tsgid, t.pid))
+                .collect();
+            let _ = writeln!(s, "TSGs without a gcaps client: {}", list.join(", "));
+        }
+        s
+    }
+}
+
+fn ids(v: &[u32]) -> String {
+    if v.is_empty() {
+        return "-".into();
+    }
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use libgcaps::{ClientInfo, CpuClass, SegState, TsgInfo};
+
+    fn client(
+        id: u64,
+        pid: u32,
+        comm: &str,
+        class: CpuClass,
+        prio: i32,
+        gprio: i32,
+        state: SegState,
+    ) -> ClientInfo {
+        ClientInfo {
+            client_id: id,
+            pid,
+            comm: comm.into(),
+            class,
+            cpu_priority: prio,
+            gpu_priority: gprio,
+            state,
+            num_tsgs: 0,
+        }
+    }
+
+    fn tsg(id: u32, owner: u64, pid: u32, eligible: bool) -> TsgInfo {
+        TsgInfo {
+            tsgid: id,
+            owner_client_id: owner,
+            owner_pid: pid,
+            timeslice_us: 1024,
+            eligible,
+            always: false,
+        }
+    }
+
+    fn sample() -> (Version, List) {
+        let v = Version {
+            abi: 1,
+            module: 0x000100,
+            backend_abi: 1,
+            backend_name: "simgpu".into(),
+        };
+        let list = List {
+            clients: vec![
+                client(
+                    2,
+                    200,
+                    "low\tprio",
+                    CpuClass::Other,
+                    0,
+                    0,
+                    SegState::Pending,
+                ),
+                client(1, 123, "hi", CpuClass::Fifo, 50, 60, SegState::Running),
+                client(3, 999, "gcapsctl", CpuClass::Other, 0, 0, SegState::Idle),
+            ],
+            tsgs: vec![
+                tsg(4, 1, 123, true),
+                tsg(3, 1, 123, true),
+                tsg(5, 2, 200, false),
+                tsg(9, 0, 77, false),
+            ],
+            generation: 7,
+            rt_active: true,
+        };
+        (v, list)
+    }
+
+    #[test]
+    fn json_has_the_documented_shape() {
+        let (v, l) = sample();
+        let j: serde_json::Value = serde_json::from_str(&Report::new(&v, &l, 999).json()).unwrap();
+        assert_eq!(j["eligible_tsgs"], serde_json::json!([3, 4]));
+        let c = &j["clients"];
+        assert_eq!(
+            c.as_array().unwrap().len(),
+            2,
+            "the tool's own client is left out"
+        );
+        assert_eq!(
+            c[0],
+            serde_json::json!({"pid": 123, "comm": "hi", "class": "fifo", "priority": 50,
+                "gpu_priority": 60, "state": "running", "tsgs": [3, 4], "client_id": 1})
+        );
+        assert_eq!(c[1]["class"], "other");
+        assert_eq!(c[1]["state"], "pending");
+        assert_eq!(c[1]["comm"], "low\tprio");
+        assert_eq!(j["module"]["backend"], "simgpu");
+        assert_eq!(
+            j["unmanaged_tsgs"],
+            serde_json::json!([{"tsgid": 9, "pid": 77}])
+        );
+    }
+
+    #[test]
+    fn table_lists_clients_and_the_eligible_set() {
+        let (v, l) = sample();
+        let t = Report::new(&v, &l, 999).table();
+        let want = "\
+gcaps 0.1.0 (ABI 1), backend simgpu (contract 1), generation 7, real-time segment open: yes
+    PID  COMMAND          CLASS PRIO  GPU  STATE    TSGS
+    123  hi               fifo    50   60  running  3,4
+    200  low\\tprio        other    0    0  pending  5
+eligible TSGs: 3,4
+TSGs without a gcaps client: 9 (pid 77)
+";
+        assert_eq!(t, want);
+    }
+
+    #[test]
+    fn empty_table() {
+        let v = Version {
+            abi: 1,
+            module: 0x010203,
+            backend_abi: 0,
+            backend_name: String::new(),
+        };
+        let t = Report::new(&v, &List::default(), 1).table();
+        assert_eq!(
+            t,
+            "gcaps 1.2.3 (ABI 1), no GPU backend bound, generation 0, real-time segment open: no\n\
+             no clients\neligible TSGs: -\n"
+        );
+    }
+}
