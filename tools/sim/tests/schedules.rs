@@ -342,10 +342,10 @@ fn lock_is_fifo_at_the_ceiling() {
 
 /// Under GCAPS a best-effort task's GPU work runs only while no real-time segment is open,
 /// and best-effort tasks never update. BE (core 1, G^e 50) at 0, RT (core 0, prio 5, G^e
-/// 20) at 10, epsilon 10, theta 5. BE: switch 0-5, GPU 5-20; RT update 10-20 ({RT} at 20,
-/// BE preempted with 35 left), RT GPU 20-40 (free load), end update 40-50 (all eligible at
-/// 50; the load after that submit is part of epsilon too), BE 50-85. Responses: BE 85,
-/// RT 40.
+/// 20) at 10, epsilon 10, theta 5 (never charged here: under GCAPS the first load and every
+/// load after a submit are part of epsilon). BE GPU 0-20; RT update 10-20 ({RT} at 20, BE
+/// preempted with 30 left), RT GPU 20-40, end update 40-50 (all eligible at 50), BE 50-80.
+/// Responses: BE 80, RT 40.
 #[test]
 fn gcaps_best_effort_gpu_work_waits_for_real_time_segments() {
     let m = model(
@@ -360,7 +360,7 @@ fn gcaps_best_effort_gpu_work_waits_for_real_time_segments() {
     );
     assert_eq!(
         resp(&m, GpuPolicy::Gcaps, WaitMode::Suspend, &[0, 10]),
-        vec![850, 400]
+        vec![800, 400]
     );
 }
 
