@@ -17,6 +17,8 @@
 pub mod engine;
 pub mod model;
 pub mod scenario;
+pub mod search;
+pub mod soundness;
 pub mod trace;
 
 pub use engine::{run, Config, GpuPolicy, LockOrder, RunResult, TaskStats, WaitMode};
