@@ -159,10 +159,7 @@ enum Phase {
 
 impl Phase {
     fn runnable(self) -> bool {
-        matches!(
-            self,
-            Phase::Start | Phase::Exec | Phase::Hold | Phase::Spin
-        )
+        matches!(self, Phase::Start | Phase::Exec | Phase::Hold | Phase::Spin)
     }
 }
 
@@ -429,7 +426,8 @@ impl<'m> Sim<'m> {
                     0
                 } else {
                     use rand::Rng;
-                    let max = (tr.period as u128 * self.sc.sporadic_permille as u128 / 1000) as Time;
+                    let max =
+                        (tr.period as u128 * self.sc.sporadic_permille as u128 / 1000) as Time;
                     tr.rng.gen_range(0..=max)
                 };
                 tr.next_release = tr.next_release.saturating_add(tr.period + extra);
@@ -548,7 +546,7 @@ impl<'m> Sim<'m> {
             // policy cannot reject them; a rejection would be an engine bug.
             let out = out.unwrap_or_else(|e| panic!("policy rejected a segment event: {e:?}"));
             self.t[i].pending_runlist = if out.changed {
-                Some(Box::new(p.eligible().clone()))
+                Some(Box::new(*p.eligible()))
             } else {
                 None
             };

@@ -15,10 +15,13 @@
 //! * [`soundness`]: simulated responses against the analysis bounds.
 
 pub mod engine;
+pub mod input;
 pub mod model;
+pub mod perfetto;
 pub mod scenario;
 pub mod search;
 pub mod soundness;
+pub mod svg;
 pub mod trace;
 
 pub use engine::{run, Config, GpuPolicy, LockOrder, RunResult, TaskStats, WaitMode};

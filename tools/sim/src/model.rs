@@ -149,7 +149,10 @@ impl SimModel {
         for t in &self.tasks {
             let name = t.name.escape_debug();
             if t.cpu >= self.cpus {
-                return Err(format!("task '{name}': cpu {} >= cpus {}", t.cpu, self.cpus));
+                return Err(format!(
+                    "task '{name}': cpu {} >= cpus {}",
+                    t.cpu, self.cpus
+                ));
             }
             if t.period == 0 || t.deadline == 0 {
                 return Err(format!("task '{name}': period and deadline must be > 0"));

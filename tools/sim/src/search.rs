@@ -35,6 +35,10 @@ pub struct Observed {
     pub jobs: Vec<u64>,
     /// Per task: misses over all runs.
     pub misses: Vec<u64>,
+    /// Per task: every finished response of every run (if `Config::keep_responses`).
+    pub responses: Vec<Vec<Time>>,
+    /// Per task: sum of finished responses over all runs.
+    pub sum: Vec<u128>,
     /// Runs made.
     pub runs: u32,
     /// Events processed.
@@ -49,6 +53,8 @@ impl Observed {
             witness_release: vec![0; n],
             jobs: vec![0; n],
             misses: vec![0; n],
+            responses: vec![Vec::new(); n],
+            sum: vec![0; n],
             runs: 0,
             events: 0,
         }
@@ -60,6 +66,8 @@ impl Observed {
         for (i, s) in r.tasks.iter().enumerate() {
             self.jobs[i] += s.jobs;
             self.misses[i] += s.misses;
+            self.sum[i] += s.sum;
+            self.responses[i].extend_from_slice(&s.responses);
             if s.max > self.max[i] || self.witness[i].is_none() {
                 self.max[i] = s.max;
                 self.witness[i] = Some(sc.clone());
@@ -147,7 +155,6 @@ pub fn explore(model: &SimModel, cfg: &Config, search: &Search) -> Result<Observ
     let mut cfg = *cfg;
     cfg.horizon = search.horizon;
     cfg.record = false;
-    cfg.keep_responses = false;
     let mut obs = Observed::new(model.tasks.len());
     let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(search.seed, &[0x5ea7c4]));
     let mut best: Option<(u128, Scenario)> = None;

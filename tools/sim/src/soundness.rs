@@ -210,6 +210,7 @@ pub fn check_set(
         let m = model_for(ts, &b)?;
         let mut cfg = Config::new(policy, mode, search.horizon);
         cfg.lock = lock;
+        cfg.keep_responses = false;
         let obs: Observed = explore(&m, &cfg, search)?;
         let o = &mut out[k];
         o.accepted = true;
@@ -230,9 +231,9 @@ pub fn check_set(
                     task: i,
                     bound,
                     observed: obs.max[i],
-                    scenario: obs.witness[i].clone().unwrap_or_else(|| {
-                        Scenario::synchronous(m.tasks.len())
-                    }),
+                    scenario: obs.witness[i]
+                        .clone()
+                        .unwrap_or_else(|| Scenario::synchronous(m.tasks.len())),
                     release: obs.witness_release[i],
                     model: m.clone(),
                 });

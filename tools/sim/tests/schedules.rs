@@ -2,11 +2,11 @@
 //! is released at explicit times, runs its WCET and puts G^m as the scenario says.
 //! The schedule each test expects is written out in its comment.
 
+use gcaps_sim::trace::Mark;
 use gcaps_sim::{
     run, Config, GpuPolicy, LockOrder, MiscSplit, RunResult, Scenario, SimModel, SimSegment,
     SimTask, WaitMode,
 };
-use gcaps_sim::trace::Mark;
 
 const U: u64 = 100_000;
 
@@ -73,13 +73,15 @@ fn responses(r: &RunResult) -> Vec<u64> {
 }
 
 /// Responses in tenths of U (so 4.5 U = 45).
-fn resp(
-    m: &SimModel,
-    policy: GpuPolicy,
-    mode: WaitMode,
-    releases: &[u64],
-) -> Vec<u64> {
-    responses(&sim(m, policy, mode, LockOrder::Fifo, MiscSplit::Before, releases))
+fn resp(m: &SimModel, policy: GpuPolicy, mode: WaitMode, releases: &[u64]) -> Vec<u64> {
+    responses(&sim(
+        m,
+        policy,
+        mode,
+        LockOrder::Fifo,
+        MiscSplit::Before,
+        releases,
+    ))
 }
 
 /// Core 0: A (prio 5, C = 30 U) released at 0, B (prio 5, C = 20) at 10, H (prio 9,
@@ -145,7 +147,14 @@ fn gcaps_preempts_at_segment_begin_after_the_update() {
         ],
     );
     for mode in [WaitMode::Busy, WaitMode::Suspend] {
-        let r = sim(&m, GpuPolicy::Gcaps, mode, LockOrder::Fifo, MiscSplit::Before, &[0, 20]);
+        let r = sim(
+            &m,
+            GpuPolicy::Gcaps,
+            mode,
+            LockOrder::Fifo,
+            MiscSplit::Before,
+            &[0, 20],
+        );
         assert_eq!(responses(&r), vec![1600, 500]);
         let tr = r.trace.expect("recorded");
         let runlists: Vec<(u64, Vec<usize>)> = tr
@@ -158,7 +167,12 @@ fn gcaps_preempts_at_segment_begin_after_the_update() {
             .collect();
         assert_eq!(
             runlists,
-            vec![(10, vec![0]), (30, vec![1]), (70, vec![0]), (160, vec![0, 1])]
+            vec![
+                (10, vec![0]),
+                (30, vec![1]),
+                (70, vec![0]),
+                (160, vec![0, 1])
+            ]
         );
     }
 }
@@ -246,7 +260,12 @@ fn update_delay_epsilon_per_segment_boundary() {
         10,
         5,
         1000,
-        vec![task("A", 0, Some(5), vec![cpu(10), gpu(10, 20, 1), cpu(10)])],
+        vec![task(
+            "A",
+            0,
+            Some(5),
+            vec![cpu(10), gpu(10, 20, 1), cpu(10)],
+        )],
     );
     for mode in [WaitMode::Busy, WaitMode::Suspend] {
         assert_eq!(resp(&m, GpuPolicy::Gcaps, mode, &[0]), vec![700]);
@@ -293,10 +312,22 @@ fn busy_waiting_blocks_a_lower_task_on_its_core() {
     );
     let mut mz = m.clone();
     mz.epsilon = 0;
-    assert_eq!(resp(&mz, GpuPolicy::TsgRr, WaitMode::Busy, &[0, 0]), vec![400, 600]);
-    assert_eq!(resp(&mz, GpuPolicy::TsgRr, WaitMode::Suspend, &[0, 0]), vec![400, 200]);
-    assert_eq!(resp(&m, GpuPolicy::Gcaps, WaitMode::Busy, &[0, 0]), vec![600, 800]);
-    assert_eq!(resp(&m, GpuPolicy::Gcaps, WaitMode::Suspend, &[0, 0]), vec![600, 300]);
+    assert_eq!(
+        resp(&mz, GpuPolicy::TsgRr, WaitMode::Busy, &[0, 0]),
+        vec![400, 600]
+    );
+    assert_eq!(
+        resp(&mz, GpuPolicy::TsgRr, WaitMode::Suspend, &[0, 0]),
+        vec![400, 200]
+    );
+    assert_eq!(
+        resp(&m, GpuPolicy::Gcaps, WaitMode::Busy, &[0, 0]),
+        vec![600, 800]
+    );
+    assert_eq!(
+        resp(&m, GpuPolicy::Gcaps, WaitMode::Suspend, &[0, 0]),
+        vec![600, 300]
+    );
 }
 
 /// Lock order: X (core 0, prio 1, G^e 100) at 0, Y (core 1, prio 2, G^e 20) at 2, Z

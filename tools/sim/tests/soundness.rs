@@ -33,6 +33,9 @@ fn accepted_sets_never_exceed_their_bounds() {
         }
     }
     eprintln!("accepted per pair: {accepted:?}");
-    assert!(accepted.iter().all(|&a| a >= 5), "too few accepted: {accepted:?}");
+    assert!(
+        accepted.iter().all(|&a| a >= 5),
+        "too few accepted: {accepted:?}"
+    );
     assert!(violations.is_empty(), "{violations:#?}");
 }
