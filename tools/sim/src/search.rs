@@ -146,7 +146,7 @@ fn mutate(model: &SimModel, sc: &Scenario, rng: &mut ChaCha8Rng) -> Scenario {
     if rng.gen_range(0..8) == 0 {
         s.sporadic_permille = if s.sporadic_permille == 0 { 100 } else { 0 };
     }
-    s.seed = rng.gen();
+    s.seed = rng.gen::<u64>() >> 1; // 63 bits: a TOML integer
     s
 }
 
@@ -167,12 +167,12 @@ pub fn explore(model: &SimModel, cfg: &Config, search: &Search) -> Result<Observ
             let (_, b) = best.as_ref().expect("checked");
             // Mostly climb from the best; now and then restart from a fresh point.
             if rng.gen_range(0..8) == 0 {
-                Scenario::random(model, rng.gen())
+                Scenario::random(model, rng.gen::<u64>() >> 1)
             } else {
                 mutate(model, b, &mut rng)
             }
         } else {
-            let mut s = Scenario::random(model, derive_seed(search.seed, &[k as u64]));
+            let mut s = Scenario::random(model, derive_seed(search.seed, &[k as u64]) >> 1);
             if search.adversarial {
                 s.exec = Exec::Wcet;
                 s.sporadic_permille = 0;
