@@ -414,3 +414,26 @@ fn backlogged_job_starts_after_the_previous_one() {
     assert_eq!(r.tasks[0].responses, vec![30 * U, 50 * U]);
     assert_eq!(r.tasks[0].misses, 1);
 }
+
+/// After its update a task goes back to the head of its priority level (Linux enqueues a
+/// task whose priority is lowered at the head), ahead of an equal-priority task released
+/// meanwhile. A (prio 5, G^m 10 before G^e 10) at 0, B (prio 5, C 10) at 5, one core,
+/// epsilon 10, suspend: A's update 0-10, A's misc 10-20, A on the GPU 20-30 while B runs
+/// 20-30, A's end update 30-40. Responses: A 40, B 25.
+#[test]
+fn updater_returns_to_the_head_of_its_level() {
+    let m = model(
+        1,
+        10,
+        0,
+        1000,
+        vec![
+            task("A", 0, Some(5), vec![gpu(10, 10, 1)]),
+            task("B", 0, Some(5), vec![cpu(10)]),
+        ],
+    );
+    assert_eq!(
+        resp(&m, GpuPolicy::Gcaps, WaitMode::Suspend, &[0, 5]),
+        vec![400, 250]
+    );
+}
