@@ -212,6 +212,10 @@ pub struct Sim<'m> {
     t: Vec<TaskRt>,
     core_tasks: Vec<Vec<usize>>,
     running: Vec<Option<usize>>,
+    /// Cores whose runnable set or order may have changed since their last dispatch.
+    dirty: Vec<bool>,
+    /// Earliest pending release (a lower bound; `Time::MAX` after the releases at `now`).
+    next_rel_min: Time,
     core_span: Vec<Option<(usize, CpuKind, Time)>>,
     gpu: Gpu,
     lock_holder: Option<usize>,
@@ -321,6 +325,8 @@ impl<'m> Sim<'m> {
             t,
             core_tasks,
             running: vec![None; m.cpus as usize],
+            dirty: vec![true; m.cpus as usize],
+            next_rel_min: 0,
             core_span: vec![None; m.cpus as usize],
             gpu,
             lock_holder: None,
@@ -339,6 +345,12 @@ impl<'m> Sim<'m> {
             parts: Vec::new(),
             pieces: Vec::new(),
         })
+    }
+
+    /// Changes the phase of task `i` and marks its core for dispatch.
+    fn set_phase(&mut self, i: usize, p: Phase) {
+        self.t[i].phase = p;
+        self.dirty[self.t[i].cpu] = true;
     }
 
     fn tail(&mut self) -> i64 {
@@ -437,6 +449,9 @@ impl<'m> Sim<'m> {
 
     /// Releases due at `now`.
     fn releases(&mut self) -> bool {
+        if self.now < self.next_rel_min {
+            return false;
+        }
         let mut any = false;
         for i in 0..self.t.len() {
             while self.t[i].next_release == self.now && self.now < self.cfg.horizon {
@@ -450,13 +465,15 @@ impl<'m> Sim<'m> {
                 self.advance_release(i);
             }
         }
+        // Later releases are all after `now`; the next-event scan recomputes the minimum.
+        self.next_rel_min = Time::MAX;
         any
     }
 
     fn start_job(&mut self, i: usize, release: Time) {
         self.t[i].job_release = release;
         self.build_job(i);
-        self.t[i].phase = Phase::Start;
+        self.set_phase(i, Phase::Start);
         self.t[i].seq = self.tail();
     }
 
@@ -486,9 +503,9 @@ impl<'m> Sim<'m> {
             // The thread goes on with its next job without leaving its core.
             self.t[i].job_release = r;
             self.build_job(i);
-            self.t[i].phase = Phase::Start;
+            self.set_phase(i, Phase::Start);
         } else {
-            self.t[i].phase = Phase::Idle;
+            self.set_phase(i, Phase::Idle);
         }
     }
 
@@ -507,7 +524,7 @@ impl<'m> Sim<'m> {
             };
             match step {
                 Step::Cpu { t, .. } => {
-                    self.t[i].phase = Phase::Exec;
+                    self.set_phase(i, Phase::Exec);
                     self.t[i].remaining = t;
                     return;
                 }
@@ -515,17 +532,18 @@ impl<'m> Sim<'m> {
                     if self.lock_holder.is_none() && self.lock_queue.is_empty() {
                         self.acquire(i);
                     } else {
-                        self.t[i].phase = Phase::LockWait;
+                        self.set_phase(i, Phase::LockWait);
                         self.lock_queue.push_back(i);
                     }
                     return;
                 }
                 Step::Gpu(w) => {
                     self.gpu.work[i] = w;
-                    self.t[i].phase = match self.cfg.mode {
+                    let p = match self.cfg.mode {
                         WaitMode::Busy => Phase::Spin,
                         WaitMode::Suspend => Phase::Suspended,
                     };
+                    self.set_phase(i, p);
                     return;
                 }
             }
@@ -551,7 +569,7 @@ impl<'m> Sim<'m> {
                 None
             };
         }
-        self.t[i].phase = Phase::Hold;
+        self.set_phase(i, Phase::Hold);
         self.t[i].remaining = self.m.epsilon;
     }
 
@@ -570,7 +588,7 @@ impl<'m> Sim<'m> {
         }
         self.lock_holder = None;
         self.t[i].pc += 1;
-        self.t[i].phase = Phase::Start;
+        self.set_phase(i, Phase::Start);
         self.t[i].seq = self.head();
         let next = match self.cfg.lock {
             LockOrder::Fifo => self.lock_queue.pop_front(),
@@ -594,9 +612,9 @@ impl<'m> Sim<'m> {
 
     fn gpu_pick(&self, after: Option<usize>, exclude: Option<usize>) -> Option<usize> {
         let n = self.gpu.work.len();
-        let start = after.map(|a| a + 1).unwrap_or(0);
-        (0..n)
-            .map(|k| (start + k) % n)
+        let start = after.map_or(0, |a| (a + 1) % n.max(1));
+        (start..n)
+            .chain(0..start)
             .find(|&x| Some(x) != exclude && self.gpu.work[x] > 0 && self.gpu.runlisted[x])
     }
 
@@ -708,9 +726,9 @@ impl<'m> Sim<'m> {
         self.t[i].pc += 1;
         match self.t[i].phase {
             // Busy: still in place (running or preempted at the head).
-            Phase::Spin => self.t[i].phase = Phase::Start,
+            Phase::Spin => self.set_phase(i, Phase::Start),
             Phase::Suspended => {
-                self.t[i].phase = Phase::Start;
+                self.set_phase(i, Phase::Start);
                 self.t[i].seq = self.tail();
             }
             p => panic!("GPU work completed for a task in phase {p:?}"),
@@ -732,7 +750,7 @@ impl<'m> Sim<'m> {
                     any = true;
                     self.events += 1;
                     self.t[i].pc += 1;
-                    self.t[i].phase = Phase::Start;
+                    self.set_phase(i, Phase::Start);
                 }
                 Phase::Hold => {
                     any = true;
@@ -756,6 +774,10 @@ impl<'m> Sim<'m> {
     fn dispatch(&mut self) -> bool {
         let mut any = false;
         for c in 0..self.running.len() {
+            if !self.dirty[c] {
+                continue;
+            }
+            self.dirty[c] = false;
             loop {
                 let mut best: Option<usize> = None;
                 for &i in &self.core_tasks[c] {
@@ -798,7 +820,8 @@ impl<'m> Sim<'m> {
                 }
             }
         }
-        any
+        // A step started above may have woken a lock waiter on a core already passed.
+        any || self.dirty.iter().any(|&d| d)
     }
 
     // ---------------------------------------------------------------- trace
@@ -896,12 +919,14 @@ impl<'m> Sim<'m> {
             }
             self.record();
             // Next event.
-            let mut next = self.gpu_next_event();
+            let mut next_rel = Time::MAX;
             for t in &self.t {
                 if t.next_release < self.cfg.horizon {
-                    next = next.min(t.next_release);
+                    next_rel = next_rel.min(t.next_release);
                 }
             }
+            self.next_rel_min = next_rel;
+            let mut next = self.gpu_next_event().min(next_rel);
             for &r in self.running.iter().flatten() {
                 if matches!(self.t[r].phase, Phase::Exec | Phase::Hold) {
                     next = next.min(self.now + self.t[r].remaining);
