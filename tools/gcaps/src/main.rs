@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod analyze;
+mod empirical;
 mod experiment;
 mod generate;
 mod output;

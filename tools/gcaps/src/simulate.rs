@@ -381,6 +381,7 @@ fn simulate(args: &SimulateArgs) -> Result<(String, bool), String> {
             runs,
             adversarial: args.adversarial,
             horizon,
+            stop_on_miss: false,
         };
         let mut obs = explore(&model, &cfg, &search)?;
         let rows = (0..model.tasks.len())

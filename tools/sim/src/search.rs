@@ -20,6 +20,8 @@ pub struct Search {
     pub adversarial: bool,
     /// Releases happen in `[0, horizon)` of each run.
     pub horizon: Time,
+    /// Stop at the first run in which a real-time task misses a deadline.
+    pub stop_on_miss: bool,
 }
 
 /// The worst observed per task over all runs.
@@ -181,6 +183,14 @@ pub fn explore(model: &SimModel, cfg: &Config, search: &Search) -> Result<Observ
         };
         let r = run(model, &cfg, &sc)?;
         obs.add(&r, &sc);
+        if search.stop_on_miss
+            && r.tasks
+                .iter()
+                .zip(&model.tasks)
+                .any(|(s, t)| !t.is_best_effort() && s.misses > 0)
+        {
+            break;
+        }
         let sco = score(model, &r);
         if best.as_ref().is_none_or(|(b, _)| sco > *b) {
             best = Some((sco, sc));

@@ -261,5 +261,6 @@ pub fn default_search(ts: &Taskset, seed: u64, runs: u32) -> Search {
         runs,
         adversarial: true,
         horizon: max_period.saturating_mul(3),
+        stop_on_miss: false,
     }
 }
