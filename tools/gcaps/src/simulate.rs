@@ -349,6 +349,8 @@ fn simulate(args: &SimulateArgs) -> Result<(String, bool), String> {
             MiscArg::Random => MiscSplit::Random,
         };
     }
+    // Checked up front, also when no SVG is asked for.
+    window(&args.window, &model, horizon)?;
     let want_trace = args.svg.is_some() || args.trace.is_some();
     let runs = if args.adversarial && args.runs == 1 {
         200
@@ -458,7 +460,7 @@ fn simulate(args: &SimulateArgs) -> Result<(String, bool), String> {
                 "lock": lock_name(cfg.lock),
                 "runs": runs,
                 "adversarial": args.adversarial,
-                "seed": args.seed,
+                "seed": if runs == 1 { sc.seed } else { args.seed },
                 "horizon": ms(horizon),
                 "events": events,
                 "tasks": tasks,
@@ -479,7 +481,7 @@ fn simulate(args: &SimulateArgs) -> Result<(String, bool), String> {
                 if runs == 1 { "" } else { "s" },
                 if args.adversarial { " (adversarial)" } else { "" },
                 fmt_ms(horizon),
-                args.seed
+                if runs == 1 { sc.seed } else { args.seed }
             );
             let mut t = vec![[
                 "task", "cpu", "prio", "D", "jobs", "max", "mean", "p99", "misses",
