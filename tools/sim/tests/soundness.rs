@@ -11,9 +11,9 @@ fn accepted_sets_never_exceed_their_bounds() {
     let mut accepted = [0u32; 4];
     let mut violations = Vec::new();
     for p in points() {
-        for index in 0..12 {
+        for index in 0..10 {
             let ts = point_taskset(&p, 1, index).expect("valid point");
-            let search = default_search(&ts, index, 24);
+            let search = default_search(&ts, index, 16);
             // The update-path model (U3: FIFO) and the lock order the analysis assumed
             // before U3 (CPU-priority order).
             for lock in [LockOrder::Fifo, LockOrder::CpuPriority] {
