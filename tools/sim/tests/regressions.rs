@@ -129,3 +129,38 @@ fn found_by_the_soundness_check_u3_and_u4_together() {
     // This scenario was found under FIFO; with CPU-priority grants it stays within.
     assert_eq!(prio, 10_708_016);
 }
+
+#[test]
+fn u6_equal_priorities_busy_deadlock_with_a_remote_gpu_holder() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/regressions/u6-equal-priority-busy-deadlock.toml"
+    ))
+    .expect("regression file");
+    let input = parse(&text, "u6", Format::Toml).expect("valid");
+    let model = SimModel::from_taskset(&input.taskset).expect("simulable");
+    let mut sc = Scenario::synchronous(model.tasks.len());
+    input.sim.apply(&model, &mut sc);
+    for lock in [LockOrder::Fifo, LockOrder::CpuPriority] {
+        let mut cfg = Config::new(GpuPolicy::Gcaps, WaitMode::Busy, 50 * MS);
+        cfg.lock = lock;
+        let r = run(&model, &cfg, &sc).expect("runs");
+        // A and B never finish: their age at the stop (horizon + D = 100 ms) is reported.
+        for t in &r.tasks[..2] {
+            assert_eq!((t.jobs, t.unfinished, t.misses, t.max), (0, 1, 1, 100 * MS));
+        }
+        assert_eq!(r.tasks[2].max, 5_400_000, "C is not affected");
+    }
+    // Suspend mode: B sleeps during its GPU wait and A gets its core.
+    let r = run(
+        &model,
+        &Config::new(GpuPolicy::Gcaps, WaitMode::Suspend, 50 * MS),
+        &sc,
+    )
+    .expect("runs");
+    assert_eq!(r.tasks[0].max, 12_400_000);
+    assert_eq!(r.tasks[1].max, 18_400_000);
+    // The analysis still bounds A in busy mode.
+    let b = analysis_bounds(&input.taskset, GpuPolicy::Gcaps, WaitMode::Busy, false);
+    known_violation(100 * MS, b.wcrt[0].expect("bounded"));
+}
