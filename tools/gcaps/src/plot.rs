@@ -23,7 +23,7 @@ const COLOURS: [&str; 8] = [
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
 ];
 
-const W: f64 = 860.0;
+const W: f64 = 880.0;
 const H: f64 = 520.0;
 const LEFT: f64 = 80.0;
 const RIGHT: f64 = W - 210.0;
