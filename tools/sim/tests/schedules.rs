@@ -437,3 +437,33 @@ fn updater_returns_to_the_head_of_its_level() {
         vec![400, 250]
     );
 }
+
+/// Under GCAPS the winner keeps the GPU through the gaps between its submissions (U7): the
+/// GPU idles while it runs G^m, and a best-effort TSG with work cannot use the gaps.
+/// RT (core 0, prio 5): G^m 30 even around two pieces of 20 (10 | 20 | 10 | 20 | 10);
+/// BE (core 1): G^e 50 at 0. epsilon 10. BE GPU 0-10; RT update 0-10 ({RT} at 10, BE
+/// preempted with 40 left), misc 10-20, piece 20-40, misc 40-50 (GPU idle), piece 50-70,
+/// misc 70-80, end update 80-90 (all eligible at 90), BE 90-130.
+/// Responses: RT 90, BE 130.
+#[test]
+fn gcaps_winner_keeps_the_gpu_through_submission_gaps() {
+    let m = model(
+        2,
+        10,
+        0,
+        1000,
+        vec![
+            task("RT", 0, Some(5), vec![gpu(30, 40, 2)]),
+            task("BE", 1, None, vec![gpu(0, 50, 1)]),
+        ],
+    );
+    let r = sim(
+        &m,
+        GpuPolicy::Gcaps,
+        WaitMode::Suspend,
+        LockOrder::Fifo,
+        MiscSplit::Even,
+        &[0, 0],
+    );
+    assert_eq!(responses(&r), vec![900, 1300]);
+}
