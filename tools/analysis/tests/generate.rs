@@ -297,18 +297,17 @@ fn every_sweep_point_generates_valid_tasksets() {
     assert!(select("nope").is_none());
     for sweep in &all {
         assert!(sweep.points.len() >= 8, "{}", sweep.name);
-        assert_eq!(sweep.series.len(), 4);
-        assert_eq!(
-            FIG8.contains(&sweep.name),
-            sweep.name != "gpu-priority-gain"
-        );
+        // Fig. 8: eight curves (with MPCP and FMLP+); Fig. 9: four.
+        let fig8 = sweep.name != "gpu-priority-gain";
+        assert_eq!(sweep.series.len(), if fig8 { 8 } else { 4 });
+        assert_eq!(FIG8.contains(&sweep.name), fig8);
         let mut w = Worker::default();
         for &x in &sweep.points {
             let p = sweep.params_at(&GenParams::default(), x);
             p.validate().unwrap();
             for k in 0..5 {
                 let mask = w.evaluate(sweep, &p, 1, x, k);
-                assert!(mask < 16);
+                assert!(mask < 1 << sweep.series.len());
                 gcaps_analysis::validate(w.taskset()).unwrap();
                 let fresh = generate_seeded_like(sweep, &p, x, k);
                 assert_eq!(
@@ -328,4 +327,20 @@ fn generate_seeded_like(
     k: u64,
 ) -> gcaps_analysis::model::Taskset {
     generate(p, sweep.taskset_seed(1, x, k)).unwrap()
+}
+
+#[test]
+fn a_series_name_means_one_configuration_in_every_sweep() {
+    // Fig. 8 and Fig. 9 once both had a `gcaps_busy` series, one with and
+    // one without the GPU priority assignment.
+    use gcaps_analysis::experiment::sweeps;
+    let mut seen: std::collections::HashMap<&str, gcaps_analysis::Config> = Default::default();
+    for sw in sweeps() {
+        for s in &sw.series {
+            if let Some(prev) = seen.insert(s.name, s.config) {
+                assert_eq!(prev, s.config, "series {} differs in {}", s.name, sw.name);
+            }
+        }
+    }
+    assert!(seen.contains_key("gcaps_busy_gpa") && seen.contains_key("gcaps_busy_no_gpa"));
 }

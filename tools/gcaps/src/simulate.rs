@@ -190,19 +190,17 @@ fn read_input(file: &Option<PathBuf>, input: InputFormat) -> Result<(SimInput, S
             let mut s = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
                 .map_err(|e| format!("<stdin>: cannot read: {e}"))?;
-            let f = if s.trim_start().starts_with('{') {
-                Format::Json
-            } else {
-                Format::Toml
-            };
+            let f = Format::detect(None, &s);
             (s, "<stdin>".to_string(), f)
         }
         Some(p) => {
-            let origin = p.display().to_string().escape_debug().to_string();
-            let bytes = std::fs::read(p).map_err(|e| format!("{origin}: cannot read: {e}"))?;
+            let origin = p.display().to_string();
+            let shown = origin.escape_debug();
+            let bytes = std::fs::read(p).map_err(|e| format!("{shown}: cannot read: {e}"))?;
             let text =
-                String::from_utf8(bytes).map_err(|e| format!("{origin}: not UTF-8 text: {e}"))?;
-            (text, origin, Format::from_path(p))
+                String::from_utf8(bytes).map_err(|e| format!("{shown}: not UTF-8 text: {e}"))?;
+            let f = Format::detect(Some(p), &text);
+            (text, origin, f)
         }
     };
     let format = match input {
@@ -210,7 +208,9 @@ fn read_input(file: &Option<PathBuf>, input: InputFormat) -> Result<(SimInput, S
         InputFormat::Toml => Format::Toml,
         InputFormat::Json => Format::Json,
     };
-    Ok((parse(&text, &origin, format)?, origin))
+    // `origin` stays raw (the parsers escape it); messages here use the escaped form.
+    let sim = parse(&text, &origin, format)?;
+    Ok((sim, origin.escape_debug().to_string()))
 }
 
 fn ms_arg(x: f64, what: &str) -> Result<Time, String> {

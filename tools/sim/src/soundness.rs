@@ -49,7 +49,7 @@ pub struct Bounds {
 /// Runs the analysis for `policy`/`mode` (GCAPS with the GPU priority assignment fallback
 /// if `gpa`).
 pub fn analysis_bounds(ts: &Taskset, policy: GpuPolicy, mode: WaitMode, gpa: bool) -> Bounds {
-    use gcaps_analysis::rta::{analyze, Config as AConfig, Policy as APolicy, WaitMode as AMode};
+    use gcaps_analysis::{analyze, Config as AConfig, GpuPolicy as APolicy, WaitMode as AMode};
     let cfg = AConfig {
         policy: match policy {
             GpuPolicy::TsgRr => APolicy::TsgRr,
