@@ -43,6 +43,11 @@ pub struct Args {
     /// Do not print the per-sweep tables (the final line is still printed).
     #[arg(short, long)]
     pub quiet: bool,
+    /// Add the empirical series (share of tasksets without a deadline miss in RUNS
+    /// adversarial simulation runs per policy and mode, `sim_*`; 0 = off). Slow: about
+    /// 0.1 s per taskset and run budget of 24.
+    #[arg(long, default_value_t = 0, value_name = "RUNS")]
+    pub empirical: u32,
 }
 
 fn fail(msg: &str) -> ExitCode {
@@ -88,7 +93,7 @@ fn run_sweep(
         .collect())
 }
 
-fn table(sweep: &Sweep, n: u64, results: &[PointResult]) -> String {
+fn table(sweep: &Sweep, n: u64, results: &[PointResult], emp: Option<&[PointResult]>) -> String {
     let mut s = format!(
         "{} ({}): {}, {} tasksets per point, schedulable %\n",
         sweep.name, sweep.figure, sweep.x_label, n
@@ -97,11 +102,21 @@ fn table(sweep: &Sweep, n: u64, results: &[PointResult]) -> String {
     for se in &sweep.series {
         s.push_str(&format!(" {:>17}", se.name));
     }
+    if emp.is_some() {
+        for name in crate::empirical::NAMES {
+            s.push_str(&format!(" {name:>18}"));
+        }
+    }
     s.push('\n');
-    for r in results {
+    for (i, r) in results.iter().enumerate() {
         s.push_str(&format!("{:>8}", format_x(r.x)));
         for j in 0..sweep.series.len() {
             s.push_str(&format!(" {:>17.1}", r.percent(j)));
+        }
+        if let Some(e) = emp {
+            for j in 0..crate::empirical::NAMES.len() {
+                s.push_str(&format!(" {:>18.1}", e[i].percent(j)));
+            }
         }
         s.push('\n');
     }
@@ -144,8 +159,17 @@ pub fn run(args: Args) -> ExitCode {
         tasksets += sweep.points.len() as u64 * args.n;
         analyses += sweep.points.len() as u64 * args.n * sweep.series.len() as u64;
 
+        let emp = (args.empirical > 0).then(|| {
+            pool.install(|| {
+                crate::empirical::run_sweep(sweep, &base, args.seed, args.n, args.empirical)
+            })
+        });
+        let mut csv = to_csv(sweep, &results);
+        if let Some(e) = &emp {
+            csv.push_str(&crate::empirical::csv_rows(sweep, e));
+        }
         let csv_path = args.out.join(format!("{}.csv", sweep.name));
-        if let Err(e) = std::fs::write(&csv_path, to_csv(sweep, &results)) {
+        if let Err(e) = std::fs::write(&csv_path, csv) {
             return fail(&format!("cannot write {}: {e}", csv_path.display()));
         }
         let subtitle = format!(
@@ -163,6 +187,12 @@ pub fn run(args: Args) -> ExitCode {
                 .iter()
                 .enumerate()
                 .map(|(j, s)| (s.name, results.iter().map(|r| r.percent(j)).collect()))
+                .chain(emp.iter().flat_map(|e| {
+                    crate::empirical::NAMES
+                        .iter()
+                        .enumerate()
+                        .map(|(j, name)| (*name, e.iter().map(|r| r.percent(j)).collect()))
+                }))
                 .collect(),
         };
         let svg_path = args.out.join(format!("{}.svg", sweep.name));
@@ -171,7 +201,11 @@ pub fn run(args: Args) -> ExitCode {
         }
         if !args.quiet {
             // Ignore a closed stdout (e.g. `| head`): the files matter.
-            let _ = writeln!(std::io::stdout(), "{}", table(sweep, args.n, &results));
+            let _ = writeln!(
+                std::io::stdout(),
+                "{}",
+                table(sweep, args.n, &results, emp.as_deref())
+            );
         }
     }
     let secs = start.elapsed().as_secs_f64();

@@ -5,10 +5,12 @@ use gcaps_analysis::taskset_file::escape_text;
 use std::process::ExitCode;
 
 mod analyze;
+mod empirical;
 mod experiment;
 mod generate;
 mod output;
 mod plot;
+mod simulate;
 
 /// GCAPS: GPU context-aware preemptive priority-based scheduling tools.
 #[derive(Parser)]
@@ -26,6 +28,12 @@ enum Command {
     Generate(generate::Args),
     /// Run the schedulability sweeps of Fig. 8 and Fig. 9.
     Experiment(experiment::Args),
+    /// Simulate a taskset (discrete-event: CPUs, GPU, runlist updates).
+    Simulate(simulate::SimulateArgs),
+    /// Observed maximum response (adversarial simulation) next to the analysis bound.
+    Compare(simulate::CompareArgs),
+    /// Check the analysis bounds against simulation over generated tasksets.
+    Soundness(simulate::SoundnessArgs),
 }
 
 /// Parses the command line. A usage error is printed as one line with every
@@ -89,5 +97,8 @@ fn main() -> ExitCode {
         Command::Analyze(args) => analyze::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Experiment(args) => experiment::run(args),
+        Command::Simulate(args) => simulate::run_simulate(args),
+        Command::Compare(args) => simulate::run_compare(args),
+        Command::Soundness(args) => simulate::run_soundness(args),
     }
 }

@@ -18,12 +18,14 @@ pub struct Chart<'a> {
     pub series: Vec<(&'a str, Vec<f64>)>,
 }
 
-/// Colour-blind-safe palette (Okabe-Ito).
-const COLOURS: [&str; 8] = [
+/// Colour-blind-safe palette (Okabe-Ito, then four of Tol's muted colours for the
+/// empirical `sim_*` series of `--empirical`).
+const COLOURS: [&str; 12] = [
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
+    "#882255", "#44AA99", "#999933", "#AA4499",
 ];
 
-const W: f64 = 860.0;
+const W: f64 = 880.0;
 const H: f64 = 520.0;
 const LEFT: f64 = 80.0;
 const RIGHT: f64 = W - 210.0;

@@ -152,9 +152,11 @@ pub(super) fn from_tree(tree: &Value) -> Result<Taskset, ValidationError> {
         ))
     })?;
     for k in root.keys() {
-        if k != "platform" && k != "task" {
+        // `simulation` is the simulator's scenario table (gcaps-sim validates it); the
+        // analysis ignores it so that one file serves both.
+        if k != "platform" && k != "task" && k != "simulation" {
             return Err(file_err(format!(
-                "unknown top-level field '{k}' (expected 'platform' and 'task')"
+                "unknown top-level field '{k}' (expected 'platform', 'task' and optionally 'simulation')"
             )));
         }
     }
