@@ -181,7 +181,8 @@ struct TaskRt {
     next_release: Time,
     explicit: Option<(Vec<Time>, usize)>,
     rng: ChaCha8Rng,
-    client: Option<ClientId>,
+    /// The policy client and the CPU class it begins its segments with.
+    client: Option<(ClientId, SchedClass)>,
     /// Eligible set decided by this task's update, applied when the update ends.
     pending_runlist: Option<Box<TsgSet<16>>>,
     // trace bookkeeping
@@ -256,16 +257,17 @@ impl<'m> Sim<'m> {
         let mut core_tasks = vec![Vec::new(); m.cpus as usize];
         for (i, task) in m.tasks.iter().enumerate() {
             core_tasks[task.cpu as usize].push(i);
-            let key = i as u32 + 1;
+            let key = i as u64 + 1;
             let mut client = None;
             if let Some(p) = policy.as_mut() {
                 p.tsg_create(i as u32, key)
                     .map_err(|e| format!("policy rejected TSG {i}: {e:?}"))?;
                 if let Some(prio) = task.priority {
+                    let class = SchedClass::RealTime(prio as u8);
                     let (id, _) = p
-                        .register(key, SchedClass::RealTime(prio as u8))
+                        .register(key, class)
                         .map_err(|e| format!("policy rejected task {i}: {e:?}"))?;
-                    client = Some(id);
+                    client = Some((id, class));
                 }
             }
             let explicit = sc.releases[i].as_ref().map(|r| {
@@ -555,9 +557,9 @@ impl<'m> Sim<'m> {
     fn acquire(&mut self, i: usize) {
         self.lock_holder = Some(i);
         let step = self.t[i].steps[self.t[i].pc];
-        if let (Some(p), Some(id)) = (self.policy.as_mut(), self.t[i].client) {
+        if let (Some(p), Some((id, class))) = (self.policy.as_mut(), self.t[i].client) {
             let out = match step {
-                Step::Begin => p.seg_begin(id, self.t[i].gpu_prio),
+                Step::Begin => p.seg_begin(id, class, self.t[i].gpu_prio),
                 _ => p.seg_end(id),
             };
             // The engine only issues begin/end in order for registered clients, so the
