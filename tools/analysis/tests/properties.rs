@@ -22,10 +22,7 @@ fn arb_task(idx: usize) -> impl Strategy<Value = Task> {
             for (c, g) in segs {
                 segments.push(Segment::Cpu(c * 1000));
                 if let Some((m, e)) = g {
-                    segments.push(Segment::Gpu(GpuSegment {
-                        misc: m * 1000,
-                        exec: e * 1000,
-                    }));
+                    segments.push(Segment::Gpu(GpuSegment::new(m * 1000, e * 1000)));
                 }
             }
             Task {

@@ -12,10 +12,7 @@ fn cpu(x: f64) -> Segment {
     Segment::Cpu(ms(x))
 }
 fn gpu(m: f64, e: f64) -> Segment {
-    Segment::Gpu(GpuSegment {
-        misc: ms(m),
-        exec: ms(e),
-    })
+    Segment::Gpu(GpuSegment::new(ms(m), ms(e)))
 }
 fn task(name: &str, core: u32, prio: Option<u32>, period: f64, segs: Vec<Segment>) -> Task {
     Task {

@@ -1,29 +1,62 @@
 //! Terms of GCAPS (Sec. 6.3, Lemmas 8-15), and the time a GPU-using task
-//! keeps its TSGs on the runlist ([`hold`], D4).
+//! keeps its TSGs on the runlist ([`hold`], D4), under the update path of
+//! U1-U4: every update runs at the ceiling, the runlist lock grants in FIFO
+//! order (D13), and a lower-priority updater on the core can block a task
+//! once per ready interval (D14).
 
 use super::context::Ctx;
 use super::view::{term, Deps, Term, View};
 use super::{ceil_div, WaitMode};
 use crate::model::Time;
 
+/// Number of times per job that task `x` starts a ready interval inside an
+/// open segment of its own: after the begin update of each segment, and in
+/// suspend mode after each GPU wait (one per submission, U7). Each such
+/// start can be followed by one ceiling update of every lower-priority
+/// updater on its core (D14).
+fn open_restarts(ctx: &Ctx, x: usize) -> Time {
+    let px = &ctx.p[x];
+    let wakeups = if ctx.mode == WaitMode::Suspend {
+        px.pieces
+    } else {
+        0
+    };
+    px.eta.saturating_add(wakeups)
+}
+
+/// The part of a segment-open time of task `x` per job that is not CPU
+/// work of `x`: its pure GPU work, the lock wait of each end update (D13),
+/// and the ceiling updates of lower-priority tasks on its core that
+/// preempt it while a segment is open (D14).
+fn open_non_cpu(ctx: &Ctx, x: usize) -> Time {
+    let px = &ctx.p[x];
+    px.ge
+        .saturating_add(px.eta.saturating_mul(ctx.lock_wait))
+        .saturating_add(
+            open_restarts(ctx, x)
+                .saturating_mul(px.lower_updaters)
+                .saturating_mul(ctx.eps),
+        )
+}
+
 /// GCAPS: the time a GPU-using task `k` can keep its TSGs on the runlist
 /// per job ("segment-open time", D4): its G^m and G^e, its two runlist
-/// updates and one lock wait at the end of each segment, one
-/// non-preemptive runlist update of a lower task on its core when it wakes
-/// up (suspend), and the CPU work its same-core higher-priority tasks can
-/// do while it holds the GPU (their CPU segments and segment-begin
-/// updates). Capped by k's response time (in deadline mode, `D_k`).
+/// updates and the lock wait of its end update per segment (D13), the
+/// ceiling updates of lower tasks on its core after each begin update and
+/// each GPU wait (D14), and the CPU work its same-core higher-priority
+/// tasks can do while it holds the GPU (their CPU segments and
+/// segment-begin updates). Capped by k's response time (in deadline mode,
+/// `D_k`).
 pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, deps: &mut Deps) -> Time {
     if let Some(h) = view.holds {
         return h[k];
     }
     let pk = &ctx.p[k];
     let eps = ctx.eps;
-    let per_seg = 3 + u64::from(ctx.mode == WaitMode::Suspend);
     let base = pk
         .gm
-        .saturating_add(pk.ge)
-        .saturating_add(eps.saturating_mul(per_seg).saturating_mul(pk.eta));
+        .saturating_add(eps.saturating_mul(2).saturating_mul(pk.eta))
+        .saturating_add(open_non_cpu(ctx, k));
     let wk = view.resp(ctx, k, deps);
     // Fixed point over the total open time H of one job: the eta_k open
     // intervals (total length H) meet at most
@@ -53,7 +86,7 @@ pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, deps: &mut Deps) -> Time {
 }
 
 /// Pushes the interference terms of real-time task `i` and returns its own
-/// work with its runlist updates and blocking.
+/// work with its runlist updates, lock waits and blocking.
 pub(super) fn build(
     ctx: &Ctx,
     view: &View,
@@ -66,33 +99,37 @@ pub(super) fn build(
     let busy = ctx.mode == WaitMode::Busy;
     let igpu = pi.gpu();
     let base = pi.c.saturating_add(pi.gm).saturating_add(pi.ge);
-    // Own work with own runlist updates (G*_i, D1) and blocking (Lemma 8
-    // extended, D6): one non-preemptive lower-priority update at release,
-    // one lock holder per lock request (two per segment), and one more per
-    // wake-up when self-suspending.
-    let blocks = 1 + 2 * pi.eta + if busy { 0 } else { pi.eta };
-    let own = base
+    // Own work with own runlist updates (G*_i, D1) and the blocking by
+    // lower-priority updaters on the core (D14): each one has at most one
+    // request outstanding, and can only issue one while tau_i is not ready,
+    // so it preempts tau_i at the ceiling at most once per ready interval:
+    // after the release, after each of tau_i's lock requests, and in
+    // suspend mode after each GPU wait (one per submission, U7).
+    let ready_intervals = 1 + 2 * pi.eta + if busy { 0 } else { pi.pieces };
+    let mut own = base
         .saturating_add(eps.saturating_mul(2 * pi.eta))
-        .saturating_add(eps.saturating_mul(blocks));
+        .saturating_add(
+            ready_intervals
+                .saturating_mul(pi.lower_updaters)
+                .saturating_mul(eps),
+        );
     let mut hpp_min_g = u32::MAX;
-    let mut chain_min_c = if igpu { pi.prio } else { u32::MAX };
     for &h in &ctx.hpp[i] {
         let ph = &ctx.p[h];
         if ph.gpu() {
             hpp_min_g = hpp_min_g.min(view.gprio[h]);
-            if busy || igpu {
-                chain_min_c = chain_min_c.min(ph.prio);
-            }
         }
         if busy {
             // Lemma 12 + Lemma 10 first term, for any tau_i (D3): C_h +
-            // G^m_h + the busy wait on its own G^e, its two updates and two
-            // lock waits per segment (suspension-oblivious). Waiting behind
-            // remote segments is charged through K below.
+            // G^m_h + the busy wait on its own G^e, its two updates and its
+            // two lock waits per segment (suspension-oblivious, so no
+            // jitter; D13 bounds each wait). Waiting behind remote segments
+            // is charged through K below.
             let e =
                 ph.c.saturating_add(ph.gm)
                     .saturating_add(ph.ge)
-                    .saturating_add(eps.saturating_mul(4 * ph.eta));
+                    .saturating_add(eps.saturating_mul(2 * ph.eta))
+                    .saturating_add(ctx.lock_wait.saturating_mul(2 * ph.eta));
             terms.push(term(ph.period, 0, e, false));
         } else {
             // Lemma 15: C_h + G^m*_h.
@@ -100,15 +137,14 @@ pub(super) fn build(
                 ph.c.saturating_add(ph.gm)
                     .saturating_add(eps.saturating_mul(2 * ph.eta));
             if igpu && ph.gpu() {
-                // Lemma 13 first term: G^e_h, plus the lock wait at the end
-                // of each segment and a lower task's update at its wake-up
-                // while it keeps the GPU (D4). Both parts of a job's delay
-                // lie in h's response window, so they form one demand with
-                // one jitter R_h - e (D10), never more than two terms with
-                // separate jitters.
-                e = e
-                    .saturating_add(ph.ge)
-                    .saturating_add(eps.saturating_mul(2 * ph.eta));
+                // Lemma 13 first term: the rest of h's segment-open time,
+                // during which tau_i cannot get the GPU: G^e_h, the lock
+                // wait of each end update (D13) and the lower updaters'
+                // ceiling updates after its begin updates and GPU waits
+                // (D14). Both parts of a job's delay lie in h's response
+                // window, so they form one demand with one jitter R_h - e
+                // (D10), never more than two terms with separate jitters.
+                e = e.saturating_add(open_non_cpu(ctx, h));
             }
             let r = view.resp(ctx, h, deps);
             terms.push(term(ph.period, r, e, true));
@@ -125,34 +161,36 @@ pub(super) fn build(
     if busy {
         thr = thr.min(hpp_min_g);
     }
+    let mut charged = 0;
     if thr != u32::MAX {
         for (k, pk) in ctx.p.iter().enumerate() {
             if k == i || !pk.rt || !pk.gpu() || pk.cpu == pi.cpu {
                 continue;
             }
             if view.gprio[k] >= thr {
-                chain_min_c = chain_min_c.min(pk.prio);
+                charged += 1;
                 let e = hold(ctx, view, k, deps);
                 let r = view.resp(ctx, k, deps);
                 terms.push(term(pk.period, r, e, true));
             }
         }
-        // Lock queue-ahead (D7): remote tasks not charged above whose CPU
-        // priority (the rt_mutex order) is above a task in the chain of lock
-        // requesters tau_i may wait on. Empty when GPU priorities equal CPU
-        // priorities.
-        for (x, px) in ctx.p.iter().enumerate() {
-            if x == i || !px.rt || !px.gpu() || px.cpu == pi.cpu {
-                continue;
-            }
-            if view.gprio[x] < thr && px.prio > chain_min_c {
-                let e = eps.saturating_mul(2 * px.eta);
-                if e > 0 {
-                    let r = view.resp(ctx, x, deps);
-                    terms.push(term(px.period, r, e, true));
-                }
-            }
-        }
+    }
+    if igpu {
+        // Lock waits (D13): the rt_mutex grants in FIFO order at the
+        // ceiling, so each of tau_i's 2 eta_i requests waits for at most one
+        // update of every other real-time GPU task. Updates of same-core
+        // higher-priority tasks are in their terms above, and those of the
+        // remote tasks charged above are inside their segment-open times;
+        // every other updater costs epsilon per request.
+        let same_core_above = ctx.hpp[i].iter().filter(|&&h| ctx.p[h].gpu()).count();
+        let others = ctx
+            .p
+            .iter()
+            .enumerate()
+            .filter(|&(x, px)| x != i && px.rt && px.gpu())
+            .count();
+        let queued = (others - same_core_above - charged) as Time;
+        own = own.saturating_add(eps.saturating_mul(2 * pi.eta).saturating_mul(queued));
     }
     own
 }
