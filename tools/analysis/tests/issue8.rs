@@ -1,0 +1,327 @@
+//! Issue 8: one minimal counterexample per class of schedules that
+//! exceeded the bounds `gcaps analyze` used to declare. Each test writes out
+//! a schedule that is legal under the model assumptions U1-U7 of
+//! docs/analysis.md (updates at the ceiling, FIFO runlist lock, ...), the
+//! response it produces, the bound the analysis gave before the fix (which
+//! the response exceeds) and the hand-computed bound after it.
+//!
+//! Notation of the time lines: `[a, b)` an interval in ms; `upd` an update
+//! (runlist lock held, at the ceiling); `req` a lock request (the caller
+//! sleeps at the ceiling in the lock's FIFO queue); `gpu` pure GPU work of
+//! the task's TSG.
+
+use gcaps_analysis::model::{GpuSegment, Platform, Segment, Task, Taskset, Time};
+use gcaps_analysis::{analyze, is_schedulable, Config, GpuPolicy, NoBound, WaitMode};
+
+const US: Time = 1_000;
+fn ms(x: f64) -> Time {
+    (x * 1000.0).round() as Time * US
+}
+fn cpu(x: f64) -> Segment {
+    Segment::Cpu(ms(x))
+}
+fn gpu(m: f64, e: f64) -> Segment {
+    Segment::Gpu(GpuSegment::new(ms(m), ms(e)))
+}
+fn gpu_pieces(m: f64, e: f64, n: u32) -> Segment {
+    Segment::Gpu(GpuSegment {
+        misc: ms(m),
+        exec: ms(e),
+        submissions: n,
+    })
+}
+fn task(name: &str, core: u32, prio: Option<u32>, period: f64, segs: Vec<Segment>) -> Task {
+    Task {
+        name: name.into(),
+        period: ms(period),
+        deadline: ms(period),
+        cpu: core,
+        priority: prio,
+        gpu_priority: None,
+        segments: segs,
+    }
+}
+fn ts(cpus: u32, eps: f64, theta: f64, l: f64, tasks: Vec<Task>) -> Taskset {
+    Taskset {
+        platform: Platform {
+            cpus,
+            epsilon: ms(eps),
+            theta: ms(theta),
+            timeslice: ms(l),
+        },
+        tasks,
+    }
+}
+fn cfg(policy: GpuPolicy, mode: WaitMode) -> Config {
+    Config {
+        policy,
+        mode,
+        gpu_priority_assignment: false,
+    }
+}
+fn wcrt(t: &Taskset, c: Config, name: &str) -> Option<Time> {
+    let r = analyze(t, &c);
+    assert_eq!(r.schedulable, is_schedulable(t, &c), "fast path disagrees");
+    r.tasks.iter().find(|x| x.name == name).unwrap().wcrt
+}
+
+/// Class 2, lock queue-ahead: under U3 the rt_mutex grants in FIFO order,
+/// so a request waits for one update of every other task with a request
+/// outstanding, not for one holder (old D6) plus higher-CPU-priority
+/// waiters (old D7).
+///
+/// eps = 1. i (core 0, prio 10): one segment, G^e = 1. x1..x5 (cores 1..5,
+/// prios 5..1): one segment each, G^e = 0.05.
+///
+/// ```text
+/// t     lock / core events                                 GPU
+/// 0.1   x1 req, granted: x1 upd [0.1, 1.1)
+/// 0.2-0.5 x2..x5 req (queued in that order)
+/// 0.6   i released on core 0, i req (queued behind x5)
+/// 1.1   x2 upd [1.1, 2.1) (x1's segment open: x2 pending)  x1 gpu [1.1, 1.15)
+/// 1.15  x1 req (end), queued behind i
+/// 2.1   x3 upd [2.1, 3.1); 3.1 x4 upd; 4.1 x5 upd [4.1, 5.1)
+/// 5.1   i upd [5.1, 6.1): i's TSG wins
+/// 6.1   x1 upd (end) [6.1, 7.1)                           i gpu [6.1, 7.1)
+/// 7.1   i req (end), lock free: i upd [7.1, 8.1)
+/// 8.1   i done: response 8.1 - 0.6 = 7.5
+/// ```
+///
+/// Old bound: 1 + 2 eps (own updates) + (1 + 2 + 1) eps = 7 (suspend),
+/// 6 (busy). New (D13): own 1 + 2 eps, and each of i's 2 requests may wait
+/// for one update of each of the 5 others (none of them is charged
+/// elsewhere: lower GPU priority, other cores): 3 + 2 * 5 * eps = 13.
+#[test]
+fn class2_fifo_lock_queue_ahead() {
+    let mut tasks = vec![task("i", 0, Some(10), 100.0, vec![gpu(0.0, 1.0)])];
+    for k in 1..=5u32 {
+        tasks.push(task(
+            &format!("x{k}"),
+            k,
+            Some(6 - k),
+            100.0,
+            vec![gpu(0.0, 0.05)],
+        ));
+    }
+    let t = ts(6, 1.0, 0.0, 1.0, tasks);
+    for mode in [WaitMode::Busy, WaitMode::Suspend] {
+        let r = wcrt(&t, cfg(GpuPolicy::Gcaps, mode), "i").unwrap();
+        assert!(r >= ms(7.5), "{mode:?}: bound {r} below the schedule");
+        assert_eq!(r, ms(13.0), "{mode:?}");
+    }
+}
+
+/// Class 3, preemptible updates: U2/U4 make an update non-preemptive by
+/// running it at the ceiling, which costs a higher-priority task on the
+/// caller's core one update of every lower GPU task per ready interval
+/// (a lower task's request granted while the task runs preempts it).
+///
+/// eps = 1. Core 0: i (prio 3, CPU 5), l1 (prio 2) and l2 (prio 1), one
+/// segment each. Core 1: r (prio 4), one segment, to hold the lock.
+///
+/// ```text
+/// t     core 0                       lock
+/// 0     -                            r req, granted: r upd [0, 1)
+/// 0.1   l1 released, runs, l1 req    queued
+/// 0.2   l2 released, runs, l2 req    queued behind l1
+/// 0.3   i released, runs             
+/// 1     l1 upd at the ceiling [1, 2) l1 holds (preempts i)
+/// 2     l2 upd at the ceiling [2, 3) l2 holds (preempts i)
+/// 3     i runs [3, 7.3)
+/// 7.3   i done: response 7.0
+/// ```
+///
+/// Old bound (one non-preemptive update at release, Lemma 8): 5 + eps = 6.
+/// New (D14): 5 + 1 ready interval * 2 lower updaters * eps = 7, reached.
+#[test]
+fn class3_ceiling_blocking_by_lower_updaters() {
+    let t = ts(
+        2,
+        1.0,
+        0.0,
+        1.0,
+        vec![
+            task("r", 1, Some(4), 100.0, vec![gpu(0.0, 1.0)]),
+            task("i", 0, Some(3), 100.0, vec![cpu(5.0)]),
+            task("l1", 0, Some(2), 100.0, vec![gpu(0.0, 1.0)]),
+            task("l2", 0, Some(1), 100.0, vec![gpu(0.0, 1.0)]),
+        ],
+    );
+    for mode in [WaitMode::Busy, WaitMode::Suspend] {
+        assert_eq!(
+            wcrt(&t, cfg(GpuPolicy::Gcaps, mode), "i"),
+            Some(ms(7.0)),
+            "{mode:?}"
+        );
+    }
+}
+
+/// Class 4, several submissions per segment (U7), under tsg-rr: each piece
+/// submitted after a gap may have just missed its TSG's turn.
+///
+/// L = 1, theta = 0. i (core 0, prio 2): one segment, misc 0.2, G^e 2 in 2
+/// pieces (0.5, then 1.5, the misc between them). b: a best-effort GPU
+/// process (core 1) with plenty of GPU work.
+///
+/// ```text
+/// t     core 0               GPU
+/// 0     i submits piece 1    b's slice [0, 1)
+/// 1                          i [1, 1.5) (piece done, turn given up)
+/// 1.5   i misc [1.5, 1.7)    b's slice [1.5, 2.5)
+/// 1.7   i submits piece 2
+/// 2.5                        i [2.5, 3.5); b [3.5, 4.5); i [4.5, 5)
+/// 5     i done: response 5.0
+/// ```
+///
+/// Old bound (Eq. 3 with D2): 0.2 + 2 + ceil(2/L) rounds * (L + theta) =
+/// 4.2. New (D15): ceil(2/L) + (2 - 1) = 3 rounds: 5.2.
+#[test]
+fn class4_submissions_lose_the_round_robin_turn() {
+    let t = ts(
+        2,
+        0.0,
+        0.0,
+        1.0,
+        vec![
+            task("i", 0, Some(2), 100.0, vec![gpu_pieces(0.2, 2.0, 2)]),
+            task("b", 1, None, 1000.0, vec![gpu(0.0, 100.0)]),
+        ],
+    );
+    for mode in [WaitMode::Busy, WaitMode::Suspend] {
+        let r = wcrt(&t, cfg(GpuPolicy::TsgRr, mode), "i").unwrap();
+        assert!(r >= ms(5.0), "{mode:?}: bound {r} below the schedule");
+        assert_eq!(r, ms(5.2), "{mode:?}");
+    }
+    // One submission keeps Eq. 3's count.
+    let mut one = t.clone();
+    one.tasks[0].segments = vec![gpu(0.2, 2.0)];
+    assert_eq!(
+        wcrt(&one, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "i"),
+        Some(ms(4.2))
+    );
+}
+
+/// Class 4 under GCAPS: a segment open across its pieces keeps its TSG on
+/// the runlist (the gaps are G^m), but in suspend mode each piece is one
+/// more wake-up, after which a lower GPU task on the core may preempt it
+/// with an update at the ceiling (D14, D15).
+///
+/// eps = 0.5, W = 0.5 (two updaters). h (core 0, prio 2, T 20): C 1, one
+/// segment misc 1, G^e 3 in 2 pieces. i (core 0, prio 1): C 1, misc 1,
+/// G^e 2.
+/// R_h = 5 + 2 eps + 2 requests * eps (i queued ahead) + (1 + 2 + 2 wake-ups)
+///       ready intervals * 1 lower updater * eps = 5 + 1 + 1 + 2.5 = 9.5
+///       (one piece: 9).
+/// R_i = 5 + ceil((R + 9.5 - 8)/20) * (C + G^m + 2 eps = 3, plus G^e 3 + W
+///       0.5 + (1 begin + 2 wake-ups) * 0.5 = 5) = 13 (one piece: 12.5).
+/// Busy: no wake-ups, so the pieces change nothing: R_h = 8.5.
+#[test]
+fn class4_submissions_are_wake_ups_under_gcaps_suspend() {
+    let t = ts(
+        1,
+        0.5,
+        0.1,
+        1.0,
+        vec![
+            task(
+                "h",
+                0,
+                Some(2),
+                20.0,
+                vec![cpu(1.0), gpu_pieces(1.0, 3.0, 2)],
+            ),
+            task("i", 0, Some(1), 100.0, vec![cpu(1.0), gpu(1.0, 2.0)]),
+        ],
+    );
+    let s = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
+    assert_eq!(wcrt(&t, s, "h"), Some(ms(9.5)));
+    assert_eq!(wcrt(&t, s, "i"), Some(ms(13.0)));
+    assert_eq!(
+        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "h"),
+        Some(ms(8.5))
+    );
+}
+
+/// Class 1, equal CPU priorities on one core, busy mode, eps > 0. The U6
+/// argument (the holder's end request is queued before any begin request of
+/// a same-core task) holds for the issue's schedule, but not for this
+/// variant, where the second task's begin request is queued during the
+/// holder's *begin* lock wait:
+///
+/// eps = 1. Core 0: a and b, CPU priority 5; c (prio 2, CPU only).
+/// Core 1: x (prio 9), to hold the lock. Core 2: y (prio 3), z (core 3,
+/// prio 7).
+///
+/// ```text
+/// t     core 0                                   lock            GPU
+/// 0     -                                        x upd [0, 1)
+/// 0.2   a released, runs, a req (begin)          queued
+/// 0.3   b released, runs (a sleeps), b req       queued behind a
+/// 1     a upd [1, 2) at the ceiling: x wins,     a holds         x [1, 2)
+///       a pending; a back to prio 5 (head)
+/// 2     b upd [2, 3) preempts a: b pending;      b holds
+///       b back to prio 5 at the HEAD of the
+///       queue (Linux enqueues a lowered task
+///       at the head), ahead of a
+/// 2     x req (end), queued behind b
+/// 3     b busy-waits for the GPU, forever        x upd [3, 4):
+/// 4                                              a wins (FCFS)   idle
+///       a needs core 0 for its G^m: never runs; b waits for a's segment.
+/// ```
+///
+/// a and b deadlock; c never runs again; y (GPU priority 3 <= 5) waits
+/// behind a's open segment forever. x and z (GPU priority above 5) preempt
+/// a's segment and keep their bounds. Old analysis: finite bounds for all.
+#[test]
+fn class1_equal_priority_busy_waiters_deadlock() {
+    let t = ts(
+        4,
+        1.0,
+        0.0,
+        1.0,
+        vec![
+            task("x", 1, Some(9), 100.0, vec![gpu(0.0, 1.0)]),
+            task("z", 3, Some(7), 100.0, vec![gpu(0.0, 1.0)]),
+            task("a", 0, Some(5), 100.0, vec![gpu(1.0, 2.0)]),
+            task("b", 0, Some(5), 100.0, vec![gpu(0.0, 2.0)]),
+            task("y", 2, Some(3), 100.0, vec![gpu(0.0, 1.0)]),
+            task("c", 0, Some(2), 100.0, vec![cpu(1.0)]),
+        ],
+    );
+    let busy = cfg(GpuPolicy::Gcaps, WaitMode::Busy);
+    let r = analyze(&t, &busy);
+    assert!(!r.schedulable);
+    assert!(!is_schedulable(&t, &busy));
+    for name in ["a", "b", "y", "c"] {
+        let tr = r.tasks.iter().find(|x| x.name == name).unwrap();
+        assert_eq!(tr.wcrt, None, "{name}");
+        match &tr.no_bound {
+            Some(NoBound::Deadlock {
+                tasks,
+                cpu,
+                priority,
+            }) => {
+                assert_eq!(tasks, &["a".to_string(), "b".to_string()]);
+                assert_eq!((*cpu, *priority), (0, 5));
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+    for name in ["x", "z"] {
+        assert!(wcrt(&t, busy, name).is_some(), "{name}");
+    }
+    // No assignment of GPU priorities helps.
+    let gpa = Config {
+        gpu_priority_assignment: true,
+        ..busy
+    };
+    assert!(!analyze(&t, &gpa).schedulable);
+    assert!(!is_schedulable(&t, &gpa));
+    // Self-suspending waiters give the core back, and with eps = 0 no
+    // update waits: finite bounds. So does tsg-rr (no updates).
+    assert!(analyze(&t, &cfg(GpuPolicy::Gcaps, WaitMode::Suspend)).schedulable);
+    let mut no_eps = t.clone();
+    no_eps.platform.epsilon = 0;
+    assert!(analyze(&no_eps, &busy).schedulable);
+    assert!(analyze(&t, &cfg(GpuPolicy::TsgRr, WaitMode::Busy)).schedulable);
+}
