@@ -6,6 +6,7 @@
 
 use crate::gpu_priorities;
 use crate::model::{Taskset, Time};
+use crate::taskset_file::escape_text;
 use crate::wcrt::{deadlock_pairs, file_gprio, pass, Ctx, Pass, St};
 pub use crate::wcrt::{GpuPolicy, WaitMode};
 
@@ -76,8 +77,8 @@ impl std::fmt::Display for NoBound {
             } => write!(
                 f,
                 "can deadlock: '{}' and '{}' busy-wait at equal CPU priority {priority} on core {cpu} with epsilon > 0 (docs/analysis.md D16)",
-                tasks[0].escape_debug(),
-                tasks[1].escape_debug()
+                escape_text(&tasks[0]),
+                escape_text(&tasks[1])
             ),
         }
     }

@@ -3,6 +3,7 @@
 //! or usage.
 
 use gcaps_analysis::model::{Taskset, Time, NS_PER_MS};
+use gcaps_analysis::taskset_file::escape_text;
 use gcaps_analysis::{
     analyze, parse_taskset, Config, Format, GpuPolicy, NoBound, Report, TaskResult, WaitMode,
 };
@@ -38,7 +39,8 @@ enum OutputFormat {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum InputFormat {
-    /// From the file extension (.json is JSON, anything else TOML).
+    /// From the file name (.json, .toml), else from the content (`{` first:
+    /// JSON), also for standard input.
     Auto,
     /// TOML.
     Toml,
@@ -93,14 +95,17 @@ fn load(args: &Args) -> Result<Taskset, String> {
             let mut s = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
                 .map_err(|e| format!("<stdin>: cannot read: {e}"))?;
-            (s, "<stdin>".to_string(), Format::Toml)
+            let format = Format::detect(None, &s);
+            (s, "<stdin>".to_string(), format)
         }
         Some(p) => {
             let origin = p.display().to_string();
-            let bytes = std::fs::read(p).map_err(|e| format!("{origin}: cannot read: {e}"))?;
+            let shown = escape_text(&origin);
+            let bytes = std::fs::read(p).map_err(|e| format!("{shown}: cannot read: {e}"))?;
             let text =
-                String::from_utf8(bytes).map_err(|e| format!("{origin}: not UTF-8 text: {e}"))?;
-            (text, origin, Format::from_path(p))
+                String::from_utf8(bytes).map_err(|e| format!("{shown}: not UTF-8 text: {e}"))?;
+            let format = Format::detect(Some(p), &text);
+            (text, origin, format)
         }
     };
     let format = match args.input_format {
@@ -224,7 +229,7 @@ fn table(ts: &Taskset, r: &Report) -> String {
     }
     for t in r.tasks.iter().filter(|t| is_deadlock(t)) {
         if let Some(why) = &t.no_bound {
-            out.push_str(&format!("{}: no bound: {why}\n", t.name.escape_debug()));
+            out.push_str(&format!("{}: no bound: {why}\n", escape_text(&t.name)));
         }
     }
     if let Some(a) = &r.assigned_gpu_priorities {

@@ -3,6 +3,7 @@
 use gcaps_analysis::generate::{generate, taskset_seed, GenParams, Range};
 use gcaps_analysis::model::{Time, NS_PER_MS};
 use gcaps_analysis::taskset_file;
+use gcaps_analysis::taskset_file::escape_text;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::str::FromStr;
@@ -198,7 +199,8 @@ pub struct Args {
 }
 
 fn fail(msg: &str) -> ExitCode {
-    eprintln!("gcaps generate: error: {msg}");
+    // Messages echo user text (sweep names, paths): one escaped line.
+    eprintln!("gcaps generate: error: {}", escape_text(msg));
     ExitCode::from(2)
 }
 

@@ -171,3 +171,25 @@ fn unknown_sweep_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown sweep `nope`; expected one of"));
 }
+
+#[test]
+fn unknown_sweep_name_is_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("gcaps")
+        .unwrap()
+        .args([
+            "experiment",
+            "--sweep",
+            "x\n\u{1b}[31my",
+            "-n",
+            "1",
+            "--out",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(err.contains("unknown sweep `x\\n\\u{1b}[31my`"), "{err:?}");
+}

@@ -1,5 +1,6 @@
 //! Errors of the taskset file: where (file, line and column, or task and
-//! field) and why, always one line with every piece of user text escaped.
+//! field) and why, always one line with every piece of user text escaped
+//! ([`escape_text`]).
 
 use std::fmt;
 
@@ -29,26 +30,47 @@ pub struct ParseError {
 }
 
 impl fmt::Display for ParseError {
+    /// One line: every piece of text (file name, task name, field, reason)
+    /// goes through [`escape_text`], which leaves no line break or control
+    /// character.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let origin = escape_text(&self.origin);
+        let message = escape_text(&self.message);
         match &self.location {
-            Location::Syntax { line, column } => write!(
-                f,
-                "{}:{}:{}: syntax error: {}",
-                self.origin, line, column, self.message
-            ),
-            Location::File => write!(f, "{}: {}", self.origin, self.message),
+            Location::Syntax { line, column } => {
+                write!(f, "{origin}:{line}:{column}: syntax error: {message}")
+            }
+            Location::File => write!(f, "{origin}: {message}"),
             Location::Platform { field } => write!(
                 f,
-                "{}: platform field '{}': {}",
-                self.origin, field, self.message
+                "{origin}: platform field '{}': {message}",
+                escape_text(field)
             ),
             Location::Task { task, field } => write!(
                 f,
-                "{}: task '{}' field '{}': {}",
-                self.origin, task, field, self.message
+                "{origin}: task '{}' field '{}': {message}",
+                escape_text(task),
+                escape_text(field)
             ),
         }
     }
+}
+
+/// Text from a file or the command line made safe for a one-line message:
+/// line breaks, control characters (terminal escape codes), other
+/// non-printable characters (e.g. bidi overrides) and backslashes become
+/// Rust escapes (`\n`, `\u{1b}`, `\\`) as by [`char::escape_debug`];
+/// printable text, quotes included, is kept.
+pub fn escape_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c == '\'' || c == '"' {
+            out.push(c);
+        } else {
+            out.extend(c.escape_debug());
+        }
+    }
+    out
 }
 
 impl std::error::Error for ParseError {}

@@ -18,7 +18,7 @@ mod rules;
 mod schema;
 mod write;
 
-pub use error::{Location, ParseError, ValidationError};
+pub use error::{escape_text, Location, ParseError, ValidationError};
 pub use rules::{validate, MAX_CPUS, MAX_TIME_MS};
 pub use write::{ms_string, to_json, to_toml};
 
@@ -35,11 +35,23 @@ pub enum Format {
 }
 
 impl Format {
-    /// Detects the format from a file name: `.json` is JSON, anything else
-    /// TOML.
-    pub fn from_path(path: &Path) -> Format {
-        match path.extension().and_then(|e| e.to_str()) {
+    /// Detects the format of a file: from its name when that ends in
+    /// `.json` or `.toml`, else (standard input, other names) from its
+    /// content ([`Format::sniff`]).
+    pub fn detect(path: Option<&Path>, text: &str) -> Format {
+        match path.and_then(|p| p.extension()).and_then(|e| e.to_str()) {
             Some(e) if e.eq_ignore_ascii_case("json") => Format::Json,
+            Some(e) if e.eq_ignore_ascii_case("toml") => Format::Toml,
+            _ => Format::sniff(text),
+        }
+    }
+
+    /// Detects the format from the content: JSON when the first
+    /// non-whitespace character is `{` (a TOML document cannot begin with
+    /// one), else TOML.
+    pub fn sniff(text: &str) -> Format {
+        match text.trim_start().as_bytes().first() {
+            Some(b'{') => Format::Json,
             _ => Format::Toml,
         }
     }

@@ -3,6 +3,7 @@
 //! ill-typed field.
 
 use super::error::{file_err, Scope, ValidationError};
+use super::read::{DATETIME, NONFINITE, STRING};
 use super::rules::{MAX_CPUS, MAX_TIME_MS};
 use crate::model::{
     GpuSegment, Platform, Segment, Task, Taskset, Time, MAX_GPU_PRIORITY, MAX_PRIORITY,
@@ -10,15 +11,23 @@ use crate::model::{
 };
 use serde_json::{Map, Value};
 
+/// A string of the file (not one of the reader's marks for TOML values).
+fn file_string(v: &Value) -> Option<&str> {
+    match v {
+        Value::String(s) if s.starts_with(STRING) => Some(&s[STRING.len()..]),
+        Value::String(s) if s.starts_with('\u{0}') => None,
+        Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
 fn type_name(v: &Value) -> String {
     match v {
         Value::Null => "null".into(),
         Value::Bool(_) => "a boolean".into(),
         Value::Number(_) => "a number".into(),
-        Value::String(s) if s.starts_with("\u{0}nonfinite:") => {
-            s["\u{0}nonfinite:".len()..].to_string()
-        }
-        Value::String(s) if s.starts_with("\u{0}datetime:") => "a date-time".into(),
+        Value::String(s) if s.starts_with(NONFINITE) => s[NONFINITE.len()..].to_string(),
+        Value::String(s) if s.starts_with(DATETIME) => "a date-time".into(),
         Value::String(_) => "a string".into(),
         Value::Array(_) => "an array".into(),
         Value::Object(_) => "a table".into(),
@@ -47,7 +56,7 @@ fn number(v: &Value, scope: &Scope, field: &str) -> Result<f64, ValidationError>
         Value::Number(n) => n
             .as_f64()
             .ok_or_else(|| scope.err(field, "not a representable number")),
-        Value::String(s) if s.starts_with("\u{0}nonfinite:") => Err(scope.err(
+        Value::String(s) if s.starts_with(NONFINITE) => Err(scope.err(
             field,
             format!("must be a finite number, got {}", type_name(v)),
         )),
@@ -216,16 +225,12 @@ fn task_from_tree(tv: &Value, idx: usize) -> Result<Task, ValidationError> {
     // The name first, so that later messages can use it.
     let name = match obj.get("name") {
         None => return Err(scope.err("name", "missing field")),
-        Some(Value::String(s)) if s.starts_with('\u{0}') => {
-            return Err(scope.err("name", format!("expected a string, got {}", type_name(tv))))
-        }
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => {
-            return Err(scope.err(
-                "name",
-                format!("expected a string, got {}", type_name(other)),
-            ))
-        }
+        Some(v) => match file_string(v) {
+            Some(s) => s.to_string(),
+            None => {
+                return Err(scope.err("name", format!("expected a string, got {}", type_name(v))))
+            }
+        },
     };
     if name.trim().is_empty() {
         return Err(scope.err("name", "must not be empty"));
