@@ -325,3 +325,42 @@ fn class1_equal_priority_busy_waiters_deadlock() {
     assert!(analyze(&no_eps, &busy).schedulable);
     assert!(analyze(&t, &cfg(GpuPolicy::TsgRr, WaitMode::Busy)).schedulable);
 }
+
+/// U7's field in the file: read, validated and written back exactly.
+#[test]
+fn submissions_parse_and_round_trip() {
+    use gcaps_analysis::{parse_taskset, to_json, to_toml, Format};
+    let src = r#"
+[platform]
+cpus = 1
+epsilon = 1.0
+theta = 0.2
+timeslice = 1.024
+[[task]]
+name = "a"
+period = 100.0
+cpu = 0
+priority = 98
+segments = [{gpu = {misc = 1.0, exec = 9.0, submissions = 3}}, {gpu = {misc = 1.0, exec = 2.0}}]
+"#;
+    let ts = parse_taskset(src, "s", Format::Toml).unwrap();
+    let subs: Vec<u32> = ts.tasks[0].gpu_segments().map(|g| g.submissions).collect();
+    assert_eq!(subs, vec![3, 1]);
+    assert!(to_toml(&ts).contains("submissions = 3}"));
+    assert_eq!(
+        to_toml(&ts).matches("submissions").count(),
+        1,
+        "the default is not written"
+    );
+    assert_eq!(parse_taskset(&to_toml(&ts), "t", Format::Toml).unwrap(), ts);
+    assert_eq!(parse_taskset(&to_json(&ts), "j", Format::Json).unwrap(), ts);
+    // The ceiling: 99 is rejected with a message naming it.
+    let e = parse_taskset(
+        &src.replace("priority = 98", "priority = 99"),
+        "s",
+        Format::Toml,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("below the update ceiling 99"), "{e}");
+}
