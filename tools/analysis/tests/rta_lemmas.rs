@@ -358,6 +358,31 @@ fn gcaps_equal_priorities_interfere_both_ways() {
 }
 
 #[test]
+fn gcaps_equal_priority_updaters_are_interference_not_blocking_d14() {
+    // a and b share CPU priority 5 on core 0 (suspend, eps = 0.5): each is
+    // in the other's hpp, so its updates are charged as interference, not
+    // as ceiling blocking (D14 counts strictly lower updaters only), and
+    // its lock waits behind the other are inside that interference (D13).
+    // Two updaters: W = 0.5. Own: G^e 1 + 2 eps = 2. The other's demand:
+    // 2 eps + G^e 1 + W 0.5 = 2.5, jitter R - 2.5. Least fixed point
+    // (D11): R = 2 + 2.5 = 4.5 for both (counting b as a lower updater of
+    // a would add 4 ready intervals * eps = 2 and 2 * eps to b's open
+    // time: 7.5).
+    let t = ts(
+        0.5,
+        0.1,
+        1.0,
+        vec![
+            task("a", 0, Some(5), 100.0, vec![gpu(0.0, 1.0)]),
+            task("b", 0, Some(5), 100.0, vec![gpu(0.0, 1.0)]),
+        ],
+    );
+    let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
+    assert_eq!(wcrt(&t, c, "a"), Some(ms(4.5)));
+    assert_eq!(wcrt(&t, c, "b"), Some(ms(4.5)));
+}
+
+#[test]
 fn separate_gpu_priorities_least_fixed_point_d11() {
     // b (core 0, CPU prio 1) has GPU priority 3 above c (core 1, CPU
     // prio 2); a (CPU-only, prio 3) preempts b. eps = 0.1, suspend.
