@@ -91,6 +91,8 @@ fn wcrt(t: &Taskset, c: Config, name: &str) -> Option<Time> {
 /// 6 (busy). New (D13): own 1 + 2 eps, and each of i's 2 requests may wait
 /// for one update of each of the 5 others (none of them is charged
 /// elsewhere: lower GPU priority, other cores): 3 + 2 * 5 * eps = 13.
+/// (The simulator of issue 13 replays this schedule with these releases:
+/// 7.5 under the FIFO lock, 4.5 under a CPU-priority lock.)
 #[test]
 fn class2_fifo_lock_queue_ahead() {
     let mut tasks = vec![task("i", 0, Some(10), 100.0, vec![gpu(0.0, 1.0)])];
@@ -132,7 +134,8 @@ fn class2_fifo_lock_queue_ahead() {
 /// ```
 ///
 /// Old bound (one non-preemptive update at release, Lemma 8): 5 + eps = 6.
-/// New (D14): 5 + 1 ready interval * 2 lower updaters * eps = 7, reached.
+/// New (D14): 5 + 1 ready interval * 2 lower updaters * eps = 7, reached
+/// (the simulator of issue 13 gives 7 with these releases).
 #[test]
 fn class3_ceiling_blocking_by_lower_updaters() {
     let t = ts(
@@ -174,7 +177,9 @@ fn class3_ceiling_blocking_by_lower_updaters() {
 /// ```
 ///
 /// Old bound (Eq. 3 with D2): 0.2 + 2 + ceil(2/L) rounds * (L + theta) =
-/// 4.2. New (D15): ceil(2/L) + (2 - 1) = 3 rounds: 5.2.
+/// 4.2. New (D15): ceil(2/L) + (2 - 1) = 3 rounds: 5.2. (The simulator's
+/// adversarial search over offsets and piece splits reaches 5.2 with two
+/// submissions and 4.2 with one.)
 #[test]
 fn class4_submissions_lose_the_round_robin_turn() {
     let t = ts(
@@ -272,6 +277,10 @@ fn class4_submissions_are_wake_ups_under_gcaps_suspend() {
 /// a and b deadlock; c never runs again; y (GPU priority 3 <= 5) waits
 /// behind a's open segment forever. x and z (GPU priority above 5) preempt
 /// a's segment and keep their bounds. Old analysis: finite bounds for all.
+/// (The simulator of issue 13, with releases x 0, a 0.2, b 0.3, never
+/// finishes a, b, y and c, and finishes x and z. The issue's own schedule,
+/// where b's begin request comes after a's *end* request, completes: U3
+/// grants a first and a runs its end update at the ceiling.)
 #[test]
 fn class1_equal_priority_busy_waiters_deadlock() {
     let t = ts(
