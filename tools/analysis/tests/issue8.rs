@@ -217,8 +217,9 @@ fn class4_submissions_lose_the_round_robin_turn() {
 /// R_h = 5 + 2 eps + 2 requests * eps (i queued ahead) + (1 + 2 + 2 wake-ups)
 ///       ready intervals * 1 lower updater * eps = 5 + 1 + 1 + 2.5 = 9.5
 ///       (one piece: 9).
-/// R_i = 5 + ceil((R + 9.5 - 8)/20) * (C + G^m + 2 eps = 3, plus G^e 3 + W
-///       0.5 + (1 begin + 2 wake-ups) * 0.5 = 5) = 13 (one piece: 12.5).
+/// R_i = 5 + ceil((R + 9.5 - 7.5)/20) * (C + G^m + 2 eps = 3, plus G^e 3 +
+///       h's end lock wait (only i's own update could be ahead: 0, D13) +
+///       (1 begin + 2 wake-ups) * 0.5 = 4.5) = 12.5 (one piece: 12).
 /// Busy: no wake-ups, so the pieces change nothing: R_h = 8.5.
 #[test]
 fn class4_submissions_are_wake_ups_under_gcaps_suspend() {
@@ -240,7 +241,7 @@ fn class4_submissions_are_wake_ups_under_gcaps_suspend() {
     );
     let s = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
     assert_eq!(wcrt(&t, s, "h"), Some(ms(9.5)));
-    assert_eq!(wcrt(&t, s, "i"), Some(ms(13.0)));
+    assert_eq!(wcrt(&t, s, "i"), Some(ms(12.5)));
     assert_eq!(
         wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "h"),
         Some(ms(8.5))

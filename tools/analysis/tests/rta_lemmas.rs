@@ -256,12 +256,13 @@ fn lemma11_remote_delays_cpu_only_via_hpp_d5() {
     // Remote k (GPU prio 3 >= h's 2) holds the GPU while h busy-waits.
     // Two updaters: W = eps = 0.5 (D13).
     // R_k = 2.5 + 2 eps + 2 requests * 1 queued (h) * eps = 4.5.
-    // hold_k = G^m 0.5 + 2 eps + G^e 2 + W = 4.0, J_k = 0.5.
-    // R_h = 5 + 2 eps + ceil((R + 0.5)/40) * 4 = 10 (Lemma 10 second
-    // term with the hold time; k's updates are inside its hold, so h's
-    // requests queue behind no one else).
-    // R_i = 5 + h's 1 + 1 + 3 + 2 eps + 2 W = 7 (no jitter)
-    //     + ceil((R + 0.5)/40) * 4 = 16.
+    // In h's and i's analyses, the only other updater (k) is a holder whose
+    // updates are inside its hold, so nothing else queues ahead of k's end
+    // request there (D13): hold_k = G^m 0.5 + 2 eps + G^e 2 = 3.5, J_k = 1.
+    // R_h = 5 + 2 eps + ceil((R + 1)/40) * 3.5 = 9.5 (Lemma 10 second
+    // term with the hold time).
+    // R_i = 5 + h's 1 + 1 + 3 + 2 eps + 2 W = 7 (no jitter, full W)
+    //     + ceil((R + 1)/40) * 3.5 = 15.5.
     let t = ts(
         0.5,
         0.1,
@@ -274,10 +275,10 @@ fn lemma11_remote_delays_cpu_only_via_hpp_d5() {
     );
     let c = cfg(GpuPolicy::Gcaps, WaitMode::Busy);
     assert_eq!(wcrt(&t, c, "k"), Some(ms(4.5)));
-    assert_eq!(wcrt(&t, c, "h"), Some(ms(10.0)));
-    assert_eq!(wcrt(&t, c, "i"), Some(ms(16.0)));
-    // Self-suspending: no indirect delay (Lemma 14). R_h = 10 as in busy
-    // mode, so i: 5 + ceil((R + 10 - 3)/20) * 3 = 8.
+    assert_eq!(wcrt(&t, c, "h"), Some(ms(9.5)));
+    assert_eq!(wcrt(&t, c, "i"), Some(ms(15.5)));
+    // Self-suspending: no indirect delay (Lemma 14). R_h = 9.5 as in busy
+    // mode, so i: 5 + ceil((R + 9.5 - 3)/20) * 3 = 8.
     assert_eq!(
         wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Suspend), "i"),
         Some(ms(8.0))
@@ -292,9 +293,10 @@ fn lemma13_15_suspend_same_core_gpu_preemption() {
     //       updater (i) * eps (D14) = 5 + 1 + 1 + 2 = 9.
     // i: own 4 + 2 eps = 5 (its lock waits behind h are in h's term).
     // h: CPU part C + G^m + 2 eps = 3, plus the rest of its open time
-    // (Lemma 13): G^e 3 + W 0.5 + (begin + 1 wake-up) * 1 * eps = 4.5;
-    // one demand 7.5 with J = 9 - 7.5 = 1.5 (D10).
-    // R = 5 + ceil((R + 1.5)/20) * 7.5 = 12.5.
+    // (Lemma 13): G^e 3 + its end lock wait (only i could be ahead, and
+    // i's update is i's own work: 0, D13) + (begin + 1 wake-up) * 1 lower
+    // updater * eps = 4; one demand 7 with J = 9 - 7 = 2 (D10).
+    // R = 5 + ceil((R + 2)/20) * 7 = 12.
     let t = ts(
         0.5,
         0.1,
@@ -306,7 +308,7 @@ fn lemma13_15_suspend_same_core_gpu_preemption() {
     );
     let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
     assert_eq!(wcrt(&t, c, "h"), Some(ms(9.0)));
-    assert_eq!(wcrt(&t, c, "i"), Some(ms(12.5)));
+    assert_eq!(wcrt(&t, c, "i"), Some(ms(12.0)));
     // Busy (Lemma 10 first term + 12): h costs 1 + 1 + 3 + 2 eps + 2 W = 7;
     // own 4 + 1 = 5 -> 12.
     assert_eq!(
@@ -363,11 +365,11 @@ fn gcaps_equal_priority_updaters_are_interference_not_blocking_d14() {
     // in the other's hpp, so its updates are charged as interference, not
     // as ceiling blocking (D14 counts strictly lower updaters only), and
     // its lock waits behind the other are inside that interference (D13).
-    // Two updaters: W = 0.5. Own: G^e 1 + 2 eps = 2. The other's demand:
-    // 2 eps + G^e 1 + W 0.5 = 2.5, jitter R - 2.5. Least fixed point
-    // (D11): R = 2 + 2.5 = 4.5 for both (counting b as a lower updater of
-    // a would add 4 ready intervals * eps = 2 and 2 * eps to b's open
-    // time: 7.5).
+    // Own: G^e 1 + 2 eps = 2. The other's demand: 2 eps + G^e 1 (its end
+    // lock wait can only be behind this task's own update: 0) = 2, jitter
+    // R - 2. Least fixed point (D11): R = 2 + 2 = 4 for both (counting b
+    // as a lower updater of a would add 4 ready intervals * eps = 2 and
+    // 2 * eps to b's open time: 7).
     let t = ts(
         0.5,
         0.1,
@@ -378,8 +380,8 @@ fn gcaps_equal_priority_updaters_are_interference_not_blocking_d14() {
         ],
     );
     let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
-    assert_eq!(wcrt(&t, c, "a"), Some(ms(4.5)));
-    assert_eq!(wcrt(&t, c, "b"), Some(ms(4.5)));
+    assert_eq!(wcrt(&t, c, "a"), Some(ms(4.0)));
+    assert_eq!(wcrt(&t, c, "b"), Some(ms(4.0)));
 }
 
 #[test]
@@ -387,13 +389,15 @@ fn separate_gpu_priorities_least_fixed_point_d11() {
     // b (core 0, CPU prio 1) has GPU priority 3 above c (core 1, CPU
     // prio 2); a (CPU-only, prio 3) preempts b. eps = 0.1, suspend.
     // Two updaters (b, c): W = 0.1 (D13). R_a = 30 + b's ceiling update
-    // at a's release (D14) = 30.1. c is analysed before b. hold_b = 10 +
-    // 2 eps + W + a's 30 = 40.3. A single pass gives c D_b: J = 100 - 40.3,
+    // at a's release (D14) = 30.1. c is analysed before b. In c's
+    // analysis b is the only other updater and a holder, so b's end request
+    // queues behind nothing not charged elsewhere (D13): hold_b = 10 +
+    // 2 eps + a's 30 = 40.2. A single pass gives c D_b: J = 100 - 40.2,
     // own 81 + 2 eps = 81.2 (its requests queue only behind b, whose
-    // updates are in its hold), 81.2 + 3 * 40.3 = 202.1 > 200.
+    // updates are in its hold), 81.2 + 3 * 40.2 = 201.8 > 200.
     // The least fixed point: R_b = 20 + 2 eps + 2 requests * 1 queued (c)
-    // * eps + ceil((R + 0.1)/100) * 30 = 50.4, J_b = 10.1,
-    // R_c = 81.2 + 2 * 40.3 = 161.8.
+    // * eps + ceil((R + 0.1)/100) * 30 = 50.4, J_b = 10.2,
+    // R_c = 81.2 + 2 * 40.2 = 161.6.
     let mut b = task(
         "b",
         0,
@@ -420,16 +424,16 @@ fn separate_gpu_priorities_least_fixed_point_d11() {
     );
     let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
     assert_eq!(wcrt(&t, c, "b"), Some(ms(50.4)));
-    assert_eq!(wcrt(&t, c, "c"), Some(ms(161.8)));
+    assert_eq!(wcrt(&t, c, "c"), Some(ms(161.6)));
     assert!(analyze(&t, &c).schedulable);
 }
 
 #[test]
 fn suspend_same_core_cpu_and_gpu_parts_share_one_jitter_d10() {
     // As lemma13_15 with T_h = 16: R_h = 9. h's CPU part 3 and GPU part
-    // 4.5 lie in one response window: one demand 7.5 with J = 9 - 7.5 =
-    // 1.5. R_i = 5 + ceil((R + 1.5)/16) * 7.5 = 12.5. (Two terms with
-    // J = 6 and 4.5 would give 5 + 2 * 3 + 2 * 4.5 = 20.)
+    // 4 lie in one response window: one demand 7 with J = 9 - 7 = 2.
+    // R_i = 5 + ceil((R + 2)/16) * 7 = 12. (Two terms with J = 6 and 5
+    // would give 5 + 2 * 3 + 2 * 4 = 19.)
     let t = ts(
         0.5,
         0.1,
@@ -441,7 +445,7 @@ fn suspend_same_core_cpu_and_gpu_parts_share_one_jitter_d10() {
     );
     let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
     assert_eq!(wcrt(&t, c, "h"), Some(ms(9.0)));
-    assert_eq!(wcrt(&t, c, "i"), Some(ms(12.5)));
+    assert_eq!(wcrt(&t, c, "i"), Some(ms(12.0)));
 }
 
 #[test]

@@ -25,13 +25,13 @@ fn open_restarts(ctx: &Ctx, x: usize) -> Time {
 }
 
 /// The part of a segment-open time of task `x` per job that is not CPU
-/// work of `x`: its pure GPU work, the lock wait of each end update (D13),
-/// and the ceiling updates of lower-priority tasks on its core that
-/// preempt it while a segment is open (D14).
-fn open_non_cpu(ctx: &Ctx, x: usize) -> Time {
+/// work of `x`: its pure GPU work, the lock wait of each end update (at
+/// most `lock_wait`, D13), and the ceiling updates of lower-priority tasks
+/// on its core that preempt it while a segment is open (D14).
+fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
     let px = &ctx.p[x];
     px.ge
-        .saturating_add(px.eta.saturating_mul(ctx.lock_wait))
+        .saturating_add(px.eta.saturating_mul(lock_wait))
         .saturating_add(
             open_restarts(ctx, x)
                 .saturating_mul(px.lower_updaters)
@@ -46,8 +46,11 @@ fn open_non_cpu(ctx: &Ctx, x: usize) -> Time {
 /// each GPU wait (D14), and the CPU work its same-core higher-priority
 /// tasks can do while it holds the GPU (their CPU segments and
 /// segment-begin updates). Capped by k's response time (in deadline mode,
-/// `D_k`).
-pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, deps: &mut Deps) -> Time {
+/// `D_k`). `lock_wait` bounds the part of one end-update lock wait that is
+/// not charged elsewhere in the analysis that uses the hold (D13): at most
+/// `ctx.lock_wait`. Precomputed holds ([`View::holds`]) use
+/// `ctx.lock_wait`, which is never smaller.
+pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut Deps) -> Time {
     if let Some(h) = view.holds {
         return h[k];
     }
@@ -56,7 +59,7 @@ pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, deps: &mut Deps) -> Time {
     let base = pk
         .gm
         .saturating_add(eps.saturating_mul(2).saturating_mul(pk.eta))
-        .saturating_add(open_non_cpu(ctx, k));
+        .saturating_add(open_non_cpu(ctx, k, lock_wait));
     let wk = view.resp(ctx, k, deps);
     // Fixed point over the total open time H of one job: the eta_k open
     // intervals (total length H) meet at most
@@ -113,18 +116,61 @@ pub(super) fn build(
                 .saturating_mul(pi.lower_updaters)
                 .saturating_mul(eps),
         );
-    let mut hpp_min_g = u32::MAX;
+    let hpp_min_g = ctx.hpp[i]
+        .iter()
+        .filter(|&&h| ctx.p[h].gpu())
+        .map(|&h| view.gprio[h])
+        .min()
+        .unwrap_or(u32::MAX);
+    // Remote tasks whose open segments can delay tau_i (K): GPU priority >=
+    // tau_i's (Lemma 10/13 second term), or, busy-waiting, >= the lowest GPU
+    // priority of a same-core higher-priority GPU task that tau_i may wait
+    // behind on its core (Lemma 11, D5).
+    let mut thr = u32::MAX;
+    if igpu {
+        thr = view.gprio[i];
+    }
+    if busy {
+        thr = thr.min(hpp_min_g);
+    }
+    let holders: Vec<usize> = if thr == u32::MAX {
+        Vec::new()
+    } else {
+        (0..ctx.p.len())
+            .filter(|&k| {
+                let pk = &ctx.p[k];
+                k != i && pk.rt && pk.gpu() && pk.cpu != pi.cpu && view.gprio[k] >= thr
+            })
+            .collect()
+    };
+    // Lock waits (D13): the rt_mutex grants in FIFO order at the ceiling,
+    // so a request waits for at most one update of every other real-time
+    // GPU task. Some of those updates are charged elsewhere here: those of
+    // same-core higher-priority tasks are in their terms, those of the
+    // holders K inside their segment-open times, and tau_i's own in its own
+    // work. At any instant tau_i waits in one place, so a lock wait (of
+    // tau_i, or of a task whose open segment tau_i waits behind) only needs
+    // epsilon for each of the other updaters: `queued`.
+    let same_core_above = ctx.hpp[i].iter().filter(|&&h| ctx.p[h].gpu()).count();
+    let others = ctx
+        .p
+        .iter()
+        .enumerate()
+        .filter(|&(x, px)| x != i && px.rt && px.gpu())
+        .count();
+    let queued = (others - same_core_above - holders.len()) as Time;
+    let wait = eps.saturating_mul(queued).min(ctx.lock_wait);
+    if igpu {
+        own = own.saturating_add(wait.saturating_mul(2 * pi.eta));
+    }
     for &h in &ctx.hpp[i] {
         let ph = &ctx.p[h];
-        if ph.gpu() {
-            hpp_min_g = hpp_min_g.min(view.gprio[h]);
-        }
         if busy {
             // Lemma 12 + Lemma 10 first term, for any tau_i (D3): C_h +
             // G^m_h + the busy wait on its own G^e, its two updates and its
             // two lock waits per segment (suspension-oblivious, so no
-            // jitter; D13 bounds each wait). Waiting behind remote segments
-            // is charged through K below.
+            // jitter, and each wait at its full bound W, D13). Waiting
+            // behind remote segments is charged through K below.
             let e =
                 ph.c.saturating_add(ph.gm)
                     .saturating_add(ph.ge)
@@ -144,53 +190,16 @@ pub(super) fn build(
                 // (D14). Both parts of a job's delay lie in h's response
                 // window, so they form one demand with one jitter R_h - e
                 // (D10), never more than two terms with separate jitters.
-                e = e.saturating_add(open_non_cpu(ctx, h));
+                e = e.saturating_add(open_non_cpu(ctx, h, wait));
             }
             let r = view.resp(ctx, h, deps);
             terms.push(term(ph.period, r, e, true));
         }
     }
-    // Remote tasks whose open segments can delay tau_i: GPU priority >=
-    // tau_i's (Lemma 10/13 second term), or, busy-waiting, >= the lowest GPU
-    // priority of a same-core higher-priority GPU task that tau_i may wait
-    // behind on its core (Lemma 11, D5).
-    let mut thr = u32::MAX;
-    if igpu {
-        thr = view.gprio[i];
-    }
-    if busy {
-        thr = thr.min(hpp_min_g);
-    }
-    let mut charged = 0;
-    if thr != u32::MAX {
-        for (k, pk) in ctx.p.iter().enumerate() {
-            if k == i || !pk.rt || !pk.gpu() || pk.cpu == pi.cpu {
-                continue;
-            }
-            if view.gprio[k] >= thr {
-                charged += 1;
-                let e = hold(ctx, view, k, deps);
-                let r = view.resp(ctx, k, deps);
-                terms.push(term(pk.period, r, e, true));
-            }
-        }
-    }
-    if igpu {
-        // Lock waits (D13): the rt_mutex grants in FIFO order at the
-        // ceiling, so each of tau_i's 2 eta_i requests waits for at most one
-        // update of every other real-time GPU task. Updates of same-core
-        // higher-priority tasks are in their terms above, and those of the
-        // remote tasks charged above are inside their segment-open times;
-        // every other updater costs epsilon per request.
-        let same_core_above = ctx.hpp[i].iter().filter(|&&h| ctx.p[h].gpu()).count();
-        let others = ctx
-            .p
-            .iter()
-            .enumerate()
-            .filter(|&(x, px)| x != i && px.rt && px.gpu())
-            .count();
-        let queued = (others - same_core_above - charged) as Time;
-        own = own.saturating_add(eps.saturating_mul(2 * pi.eta).saturating_mul(queued));
+    for &k in &holders {
+        let e = hold(ctx, view, k, wait, deps);
+        let r = view.resp(ctx, k, deps);
+        terms.push(term(ctx.p[k].period, r, e, true));
     }
     own
 }
