@@ -89,15 +89,23 @@ fn gcaps_own_updates_and_blocking_per_segment() {
 
 #[test]
 fn gcaps_busy_same_core_task_charges_updates_and_lock_waits_per_segment() {
-    // Catches: the busy hpp demand's 2 eps eta_h -> 2 eps, and its lock
-    // waits 2 eta_h W -> 2 W.
+    // Catches: the busy hpp demand's 2 eps eta_h -> 2 eps, its lock waits
+    // 2 eta_h W -> 2 W, and the choice of the smaller of its two forms (D3).
     // H (prio 9, eta 2) and L (prio 1, CPU only) on core 0; R (prio 5, one
     // GPU segment) on core 1; eps = 0.1, busy. Two updaters: W = 0.1 (D13).
+    // R_H = 8 + 2 eps eta 0.4 + 2 eta requests * 1 queued (R) * eps 0.4 =
+    //   8.8.
     // H's per-job demand on L (Lemma 12, D3): C 3 + G^m 1 + G^e 4
-    //   + 2 eps eta_h 0.4 + 2 eta_h W 0.4 = 8.8, no jitter.
+    //   + 2 eps eta_h 0.4 + 2 eta_h W 0.4 = 8.8 with no jitter, or, with
+    //   jitter R_H - 8.4 = 0.4, 8.4 (L is CPU-only: H's lock waits never
+    //   delay it).
     // L: own = C 5 (no lower updater on the core); R's GPU priority 5 is
-    //   below H's 9, so L never waits behind it. R = 5 + ceil(R/100) 8.8 =
-    //   13.8.
+    //   below H's 9, so L never waits behind it.
+    //   R = 5 + min(ceil(R/100) 8.8, ceil((R + 0.4)/100) 8.4) = 13.4.
+    // With X (prio 10, CPU 50, T 200) above H on core 0: R_X = 50 + H's
+    //   ceiling update at X's release (D14) = 50.1, R_H = 8.8 + 50 = 58.8,
+    //   the jittered form costs two jobs (ceil((R + 50.4)/100) = 2), so the
+    //   unjittered one counts: R_L = 5 + 50 + 8.8 = 63.8.
     let t = ts(
         0.1,
         0.0,
@@ -110,7 +118,19 @@ fn gcaps_busy_same_core_task_charges_updates_and_lock_waits_per_segment() {
     );
     assert_eq!(
         wcrt(&t, GpuPolicy::Gcaps, WaitMode::Busy, "L"),
-        Some(ms(13.8))
+        Some(ms(13.4))
+    );
+    let mut with_x = t.clone();
+    with_x.tasks.push(task("X", 0, 10, 200.0, vec![cpu(50.0)]));
+    with_x.tasks[1].period = ms(200.0);
+    with_x.tasks[1].deadline = ms(200.0);
+    assert_eq!(
+        wcrt(&with_x, GpuPolicy::Gcaps, WaitMode::Busy, "H"),
+        Some(ms(58.8))
+    );
+    assert_eq!(
+        wcrt(&with_x, GpuPolicy::Gcaps, WaitMode::Busy, "L"),
+        Some(ms(63.8))
     );
 }
 

@@ -167,16 +167,27 @@ pub(super) fn build(
         let ph = &ctx.p[h];
         if busy {
             // Lemma 12 + Lemma 10 first term, for any tau_i (D3): C_h +
-            // G^m_h + the busy wait on its own G^e, its two updates and its
-            // two lock waits per segment (suspension-oblivious, so no
-            // jitter, and each wait at its full bound W, D13). Waiting
-            // behind remote segments is charged through K below.
-            let e =
+            // G^m_h + the busy wait on its own G^e and its two updates per
+            // segment. Waiting behind remote segments is charged through K
+            // below. h's lock waits, two per segment, either count
+            // suspension-obliviously at their full bound W with no jitter,
+            // or, with the jitter R_h - e, only where they delay tau_i: the
+            // end waits while h's segment is open, if tau_i uses the GPU
+            // (counting the updaters not charged elsewhere, D13); during
+            // h's other lock waits tau_i can run. Both bound the delay, so
+            // the smaller counts.
+            let cpu_and_gpu =
                 ph.c.saturating_add(ph.gm)
                     .saturating_add(ph.ge)
-                    .saturating_add(eps.saturating_mul(2 * ph.eta))
-                    .saturating_add(ctx.lock_wait.saturating_mul(2 * ph.eta));
-            terms.push(term(ph.period, 0, e, false));
+                    .saturating_add(eps.saturating_mul(2 * ph.eta));
+            let e = cpu_and_gpu.saturating_add(ctx.lock_wait.saturating_mul(2 * ph.eta));
+            let mut t = term(ph.period, 0, e, false);
+            if let Some(r) = view.resp_if_known(ctx, h) {
+                let open_waits = if igpu { wait.saturating_mul(ph.eta) } else { 0 };
+                let e2 = cpu_and_gpu.saturating_add(open_waits);
+                t.alt = Some((r.saturating_sub(e2), e2));
+            }
+            terms.push(t);
         } else {
             // Lemma 15: C_h + G^m*_h.
             let mut e =

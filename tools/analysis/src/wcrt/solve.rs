@@ -3,7 +3,7 @@
 
 use super::context::Ctx;
 use super::view::{Deps, St, Term, View};
-use super::{ceil_div, deadlock, gcaps, tsg_rr, GpuPolicy};
+use super::{deadlock, gcaps, tsg_rr, GpuPolicy};
 use crate::model::{Taskset, Time};
 
 /// Builds own work (returned) and interference terms (into `terms`) of
@@ -31,8 +31,7 @@ pub(crate) fn fixed_point(own: Time, terms: &[Term], deadline: Time) -> Option<T
         }
         let mut next = own;
         for t in terms {
-            let n = ceil_div(r.saturating_add(t.jitter), t.period);
-            next = next.saturating_add(n.saturating_mul(t.demand));
+            next = next.saturating_add(t.at(r));
         }
         if next == r {
             return Some(r);
