@@ -135,6 +135,40 @@ fn gcaps_busy_same_core_task_charges_updates_and_lock_waits_per_segment() {
 }
 
 #[test]
+fn gcaps_busy_same_core_jittered_form_counts_end_lock_waits_for_gpu_tasks_d3() {
+    // Catches: the jittered busy demand of D3 leaving out the holder's end
+    // lock waits for a GPU-using task, or counting them per job instead of
+    // per segment.
+    // Core 0: H (prio 9, eta 2), I (prio 5, one GPU segment), L (prio 1,
+    // one GPU segment); eps = 0.1, busy, all T 100. Three updaters: W = 0.2.
+    // R_H = 8 + 2 eps eta 0.4 + (1 + 2 eta) ready intervals * 2 lower
+    //   updaters * eps 1.0 + 2 eta requests * 2 queued * eps 0.8 = 10.2.
+    // I: own = 3 + 2 eps 0.2 + 3 ready intervals * 1 (L) * eps 0.3 + 2
+    //   requests * 1 queued (L; H's updates are in its term) * eps 0.2 =
+    //   3.7. H's demand: 8 + 0.4 + 2 eta W 0.8 = 9.2 with no jitter, or
+    //   8.4 + eta end lock waits * 0.1 (only L not charged elsewhere) = 8.6
+    //   with jitter 10.2 - 8.6 = 1.6: R_I = 3.7 + 8.6 = 12.3.
+    let t = ts(
+        0.1,
+        0.0,
+        1.0,
+        vec![
+            task("H", 0, 9, 100.0, two_segments(0.5, 2.0)),
+            task("I", 0, 5, 100.0, vec![cpu(1.0), gpu(0.0, 1.0), cpu(1.0)]),
+            task("L", 0, 1, 100.0, vec![gpu(0.0, 1.0)]),
+        ],
+    );
+    assert_eq!(
+        wcrt(&t, GpuPolicy::Gcaps, WaitMode::Busy, "H"),
+        Some(ms(10.2))
+    );
+    assert_eq!(
+        wcrt(&t, GpuPolicy::Gcaps, WaitMode::Busy, "I"),
+        Some(ms(12.3))
+    );
+}
+
+#[test]
 fn gcaps_suspend_same_core_gpu_task_charges_updates_and_lock_waits_per_segment() {
     // Catches: the suspend hpp demand's 2 eps eta_h -> 2 eps, and its
     // ceiling blocking (eta_h + wake-ups) -> 1.
