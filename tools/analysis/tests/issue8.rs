@@ -374,3 +374,91 @@ segments = [{gpu = {misc = 1.0, exec = 9.0, submissions = 3}}, {gpu = {misc = 1.
     .to_string();
     assert!(e.contains("below the update ceiling 99"), "{e}");
 }
+
+/// Found by the simulator of issue 13 against a first version of D3's
+/// jittered form, which left out a same-core task's end lock waits when
+/// the analysed task does not use the GPU: another task of the core can
+/// busy-wait behind the open segment meanwhile. Busy, eps = 1. Core 0: t0
+/// (prio 98, two segments), t1 (97, one segment), t3 (96, CPU only, 11.207);
+/// core 1: t4 (95, two segments), t2 best-effort.
+///
+/// ```text
+/// t       core 0                                  lock
+/// 0       t1 cpu, t1 upd [0.045, 1.045)           t1
+/// 0.774   t0 released (waits for t1's update)
+/// 1.045   t0 cpu, t0 upd [1.090, 2.090): t0 wins  t0
+/// 2.090   t0 gpu (busy) [2.090, 2.269), misc      t4 upd [2.090, 3.090)
+/// 2.315   t0 req (end): waits behind t4;          
+///         t1 spins behind t0's open segment
+///         [2.315, 3.090): t3 cannot run
+/// 3.090   t0 upd (end), then t1's GPU work, t0's second segment (2 updates),
+///         t1's end update: core 0 busy until 7.793
+/// 7.793   t3 runs [7.793, 19.0): response 19.0
+/// ```
+///
+/// The first version gave 18.372. Now t0's jittered demand includes its two
+/// end lock waits behind t4 (1 each): t3 = 11.207 + t0 (0.869 + 4 updates
+/// + 2 waits = 6.869) + t1 (0.296 + 2 updates + 1 wait = 3.296) = 21.372.
+#[test]
+fn d3_jittered_form_counts_end_lock_waits_for_cpu_only_tasks() {
+    let us = |x: u64| x * 1000;
+    let seg = |m: u64, e: u64| Segment::Gpu(GpuSegment::new(m, e));
+    let c = |x: u64| Segment::Cpu(x);
+    let mk = |name: &str, core, prio, period, segments| Task {
+        name: name.into(),
+        period,
+        deadline: period,
+        cpu: core,
+        priority: prio,
+        gpu_priority: None,
+        segments,
+    };
+    let t = Taskset {
+        platform: Platform {
+            cpus: 2,
+            epsilon: us(1000),
+            theta: us(200),
+            timeslice: us(1024),
+        },
+        tasks: vec![
+            mk(
+                "t0",
+                0,
+                Some(98),
+                44_407_801,
+                vec![
+                    c(44_830),
+                    seg(46_154, 179_026),
+                    c(287_712),
+                    seg(429, 2_607),
+                    c(308_076),
+                ],
+            ),
+            mk(
+                "t1",
+                0,
+                Some(97),
+                59_947_515,
+                vec![c(45_156), seg(34_086, 146_113), c(70_180)],
+            ),
+            mk("t2", 1, None, 60_508_381, vec![c(5_833_723)]),
+            mk("t3", 0, Some(96), 68_775_033, vec![c(11_207_350)]),
+            mk(
+                "t4",
+                1,
+                Some(95),
+                104_990_568,
+                vec![
+                    c(853_956),
+                    seg(687_717, 1_791_551),
+                    c(4_155_324),
+                    seg(532_204, 1_395_273),
+                    c(2_637_822),
+                ],
+            ),
+        ],
+    };
+    let r = wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "t3").unwrap();
+    assert!(r >= ms(19.0), "bound {r} below the simulated 19 ms");
+    assert_eq!(r, 21_371_719);
+}

@@ -97,14 +97,14 @@ fn gcaps_busy_same_core_task_charges_updates_and_lock_waits_per_segment() {
     //   8.8.
     // H's per-job demand on L (Lemma 12, D3): C 3 + G^m 1 + G^e 4
     //   + 2 eps eta_h 0.4 + 2 eta_h W 0.4 = 8.8 with no jitter, or, with
-    //   jitter R_H - 8.4 = 0.4, 8.4 (L is CPU-only: H's lock waits never
-    //   delay it).
+    //   jitter R_H - 8.6 = 0.2, 8.4 + its end lock waits behind R (not
+    //   charged elsewhere in L's analysis) eta_h * 0.1 = 8.6.
     // L: own = C 5 (no lower updater on the core); R's GPU priority 5 is
     //   below H's 9, so L never waits behind it.
-    //   R = 5 + min(ceil(R/100) 8.8, ceil((R + 0.4)/100) 8.4) = 13.4.
+    //   R = 5 + min(ceil(R/100) 8.8, ceil((R + 0.2)/100) 8.6) = 13.6.
     // With X (prio 10, CPU 50, T 200) above H on core 0: R_X = 50 + H's
     //   ceiling update at X's release (D14) = 50.1, R_H = 8.8 + 50 = 58.8,
-    //   the jittered form costs two jobs (ceil((R + 50.4)/100) = 2), so the
+    //   the jittered form costs two jobs (ceil((R + 50.2)/100) = 2), so the
     //   unjittered one counts: R_L = 5 + 50 + 8.8 = 63.8.
     let t = ts(
         0.1,
@@ -118,7 +118,7 @@ fn gcaps_busy_same_core_task_charges_updates_and_lock_waits_per_segment() {
     );
     assert_eq!(
         wcrt(&t, GpuPolicy::Gcaps, WaitMode::Busy, "L"),
-        Some(ms(13.4))
+        Some(ms(13.6))
     );
     let mut with_x = t.clone();
     with_x.tasks.push(task("X", 0, 10, 200.0, vec![cpu(50.0)]));

@@ -171,11 +171,13 @@ pub(super) fn build(
             // segment. Waiting behind remote segments is charged through K
             // below. h's lock waits, two per segment, either count
             // suspension-obliviously at their full bound W with no jitter,
-            // or, with the jitter R_h - e, only where they delay tau_i: the
-            // end waits while h's segment is open, if tau_i uses the GPU
-            // (counting the updaters not charged elsewhere, D13); during
-            // h's other lock waits tau_i can run. Both bound the delay, so
-            // the smaller counts.
+            // or, with the jitter R_h - e, only where they can delay tau_i:
+            // the end waits, while h's segment is open (tau_i, or a task of
+            // its core that tau_i waits behind, may busy-wait on the GPU
+            // behind it), counting the updaters not charged elsewhere
+            // (D13). During h's begin waits its segment is not open yet and
+            // tau_i can run unless something charged elsewhere delays it.
+            // Both bound the delay, so the smaller counts.
             let cpu_and_gpu =
                 ph.c.saturating_add(ph.gm)
                     .saturating_add(ph.ge)
@@ -183,8 +185,7 @@ pub(super) fn build(
             let e = cpu_and_gpu.saturating_add(ctx.lock_wait.saturating_mul(2 * ph.eta));
             let mut t = term(ph.period, 0, e, false);
             if let Some(r) = view.resp_if_known(ctx, h) {
-                let open_waits = if igpu { wait.saturating_mul(ph.eta) } else { 0 };
-                let e2 = cpu_and_gpu.saturating_add(open_waits);
+                let e2 = cpu_and_gpu.saturating_add(wait.saturating_mul(ph.eta));
                 t.alt = Some((r.saturating_sub(e2), e2));
             }
             terms.push(t);
