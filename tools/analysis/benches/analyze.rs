@@ -27,10 +27,7 @@ fn tasksets() -> Vec<Taskset> {
                     let p = (30 + rnd(470)) * 1_000_000;
                     let mut segs = vec![Segment::Cpu(1 + rnd(p / 40))];
                     for _ in 0..rnd(4) {
-                        segs.push(Segment::Gpu(GpuSegment {
-                            misc: rnd(p / 100),
-                            exec: 1 + rnd(p / 30),
-                        }));
+                        segs.push(Segment::Gpu(GpuSegment::new(rnd(p / 100), 1 + rnd(p / 30))));
                         segs.push(Segment::Cpu(1 + rnd(p / 40)));
                     }
                     Task {

@@ -7,7 +7,8 @@
 use crate::baseline::{self, Protocol};
 use crate::gpu_priorities;
 use crate::model::{Taskset, Time};
-use crate::wcrt::{file_gprio, pass, Ctx, Pass, St};
+use crate::taskset_file::escape_text;
+use crate::wcrt::{deadlock_pairs, file_gprio, pass, Ctx, Pass, St};
 pub use crate::wcrt::{GpuPolicy, WaitMode};
 
 /// Analysis configuration.
@@ -42,6 +43,46 @@ pub struct TaskResult {
     /// True if the bound is within the deadline (always true for
     /// best-effort tasks, which have no deadline guarantee).
     pub schedulable: bool,
+    /// Why a real-time task has no bound (`None` when it has one, and for
+    /// best-effort tasks).
+    pub no_bound: Option<NoBound>,
+}
+
+/// Why a real-time task has no bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoBound {
+    /// The fixed point exceeds the deadline, or the bound needs the bound
+    /// of a task that has none.
+    Deadline,
+    /// Two busy-waiting GPU tasks of equal CPU priority on one core can
+    /// deadlock under GCAPS with epsilon > 0, and this task is stuck with
+    /// them (D16).
+    Deadlock {
+        /// The two tasks of equal priority.
+        tasks: [String; 2],
+        /// Their core.
+        cpu: u32,
+        /// Their CPU priority.
+        priority: u32,
+    },
+}
+
+impl std::fmt::Display for NoBound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoBound::Deadline => write!(f, "no bound within the deadline"),
+            NoBound::Deadlock {
+                tasks,
+                cpu,
+                priority,
+            } => write!(
+                f,
+                "can deadlock: '{}' and '{}' busy-wait at equal CPU priority {priority} on core {cpu} with epsilon > 0 (docs/analysis.md D16)",
+                escape_text(&tasks[0]),
+                escape_text(&tasks[1])
+            ),
+        }
+    }
 }
 
 /// The result of [`analyze`].
@@ -69,6 +110,15 @@ fn task_results(ts: &Taskset, cfg: &Config, gprio: &[u32], p: &Pass) -> Vec<Task
                 St::Ok(r) if !be => Some(r),
                 _ => None,
             };
+            let no_bound = match (be, wcrt, p.stuck[i]) {
+                (false, None, Some((a, b))) => Some(NoBound::Deadlock {
+                    tasks: [ts.tasks[a].name.clone(), ts.tasks[b].name.clone()],
+                    cpu: ts.tasks[a].cpu,
+                    priority: ts.tasks[a].priority.unwrap_or(0),
+                }),
+                (false, None, None) => Some(NoBound::Deadline),
+                _ => None,
+            };
             TaskResult {
                 name: t.name.clone(),
                 best_effort: be,
@@ -83,6 +133,7 @@ fn task_results(ts: &Taskset, cfg: &Config, gprio: &[u32], p: &Pass) -> Vec<Task
                 wcrt,
                 deadline: t.deadline,
                 schedulable: be || wcrt.is_some(),
+                no_bound,
             }
         })
         .collect()
@@ -114,6 +165,7 @@ fn baseline_report(ts: &Taskset, cfg: &Config, p: Protocol) -> Report {
             wcrt,
             deadline: t.deadline,
             schedulable: t.is_best_effort() || wcrt.is_some(),
+            no_bound: (!t.is_best_effort() && wcrt.is_none()).then_some(NoBound::Deadline),
         })
         .collect();
     Report {
@@ -132,7 +184,12 @@ pub fn analyze(ts: &Taskset, cfg: &Config) -> Report {
     let ctx = Ctx::new(ts, cfg.policy, cfg.mode);
     let gprio = file_gprio(ts);
     let base = pass(&ctx, &gprio, false, false);
-    if !base.all_ok && cfg.gpu_priority_assignment && cfg.policy == GpuPolicy::Gcaps {
+    // A deadlock of equal-priority busy waiters (D16) does not depend on
+    // the GPU priorities: no assignment can help.
+    let assignable = cfg.gpu_priority_assignment
+        && cfg.policy == GpuPolicy::Gcaps
+        && deadlock_pairs(&ctx).is_empty();
+    if !base.all_ok && assignable {
         if let Some((g, final_pass)) = gpu_priorities::assign(&ctx, &gprio) {
             let assigned = ts
                 .tasks
@@ -170,5 +227,6 @@ pub fn is_schedulable(ts: &Taskset, cfg: &Config) -> bool {
     }
     cfg.gpu_priority_assignment
         && cfg.policy == GpuPolicy::Gcaps
+        && deadlock_pairs(&ctx).is_empty()
         && gpu_priorities::assign(&ctx, &gprio).is_some()
 }

@@ -28,8 +28,9 @@
 //!    random, get no priority (Fig. 8f: designated after generation).
 //! 6. Rate-Monotonic priorities over the real-time tasks of the whole
 //!    taskset: shorter period = higher priority, ties broken by generation
-//!    order; the highest gets 99, the next 98, and so on (distinct values;
-//!    more than 99 real-time tasks is an error).
+//!    order; the highest gets 98 (one below the update ceiling 99, U2), the
+//!    next 97, and so on (distinct values; more than 98 real-time tasks is an
+//!    error).
 //! 7. Re-allocation with Worst-Fit Decreasing: tasks in decreasing
 //!    utilisation order (ties: generation order) each go to the currently
 //!    least-loaded core (ties: lowest core index).
@@ -43,6 +44,7 @@
 
 use crate::model::{
     GpuSegment, Platform, Segment, Task, Taskset, Time, MAX_PRIORITY, MIN_PRIORITY, NS_PER_MS,
+    UPDATE_CEILING,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -228,8 +230,8 @@ impl GenParams {
         if rt > slots {
             return err(format!(
                 "too many real-time tasks: cpus ({}) x max tasks per CPU ({}) can give {rt} \
-                 real-time tasks, but SCHED_FIFO has only {slots} distinct priorities \
-                 ({MIN_PRIORITY}..={MAX_PRIORITY}); lower --cpus or --tasks-per-cpu, or raise \
+                 real-time tasks, but there are only {slots} distinct SCHED_FIFO priorities \
+                 below the update ceiling {UPDATE_CEILING} ({MIN_PRIORITY}..={MAX_PRIORITY}); lower --cpus or --tasks-per-cpu, or raise \
                  --best-effort-ratio",
                 self.cpus, self.tasks_per_cpu.max
             ));
@@ -443,10 +445,8 @@ pub fn generate_into(
             let gj = s.gpu_parts[j];
             let share = uniform_f64(rng, params.gm_share);
             let misc = ((share * gj as f64).round() as u64).clamp(1, gj - 1);
-            task.segments.push(Segment::Gpu(GpuSegment {
-                misc,
-                exec: gj - misc,
-            }));
+            task.segments
+                .push(Segment::Gpu(GpuSegment::new(misc, gj - misc)));
         }
         task.segments.push(Segment::Cpu(s.cpu_parts[eta]));
     }

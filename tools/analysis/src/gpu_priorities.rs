@@ -113,7 +113,7 @@ fn search(
         (0..n)
             .map(|k| {
                 if ctx.p[k].rt && ctx.p[k].gpu() {
-                    hold(ctx, &view, k, &mut deps)
+                    hold(ctx, &view, k, ctx.lock_wait, &mut deps)
                 } else {
                     0
                 }

@@ -19,7 +19,9 @@ pub mod model;
 pub mod taskset_file;
 pub mod wcrt;
 
-pub use analyze::{analyze, is_schedulable, Config, GpuPolicy, Report, TaskResult, WaitMode};
+pub use analyze::{
+    analyze, is_schedulable, Config, GpuPolicy, NoBound, Report, TaskResult, WaitMode,
+};
 pub use taskset_file::{
     parse_taskset, to_json, to_toml, validate, Format, ParseError, ValidationError,
 };

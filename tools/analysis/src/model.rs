@@ -10,8 +10,17 @@ pub type Time = u64;
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: Time = 1_000_000;
 
-/// Highest SCHED_FIFO priority accepted for a task.
-pub const MAX_PRIORITY: u32 = 99;
+/// The update ceiling (U2): the SCHED_FIFO priority at which every runlist
+/// update runs. Real-time tasks of an analysed taskset must stay below it.
+pub const UPDATE_CEILING: u32 = 99;
+/// Highest SCHED_FIFO priority accepted for a real-time task: one below the
+/// update ceiling (U2).
+pub const MAX_PRIORITY: u32 = UPDATE_CEILING - 1;
+/// Highest accepted GPU-segment priority (a GPU priority is not a CPU
+/// priority, so the ceiling does not limit it).
+pub const MAX_GPU_PRIORITY: u32 = 99;
+/// Largest accepted number of submissions of one GPU segment (U7).
+pub const MAX_SUBMISSIONS: u32 = 1_000_000;
 /// Lowest SCHED_FIFO priority accepted for a real-time task.
 pub const MIN_PRIORITY: u32 = 1;
 
@@ -37,6 +46,21 @@ pub struct GpuSegment {
     /// G^e: pure GPU work (copies, kernels); the task busy-waits or
     /// self-suspends meanwhile.
     pub exec: Time,
+    /// Number of pieces G^e is submitted in (U7), >= 1: the segment
+    /// submits a piece, waits for it (busy or suspended), runs part of its
+    /// `misc` on the CPU, submits the next piece, and so on.
+    pub submissions: u32,
+}
+
+impl GpuSegment {
+    /// A segment that submits its GPU work at once (one submission).
+    pub fn new(misc: Time, exec: Time) -> GpuSegment {
+        GpuSegment {
+            misc,
+            exec,
+            submissions: 1,
+        }
+    }
 }
 
 /// A segment of a task: CPU-only or GPU.
@@ -59,7 +83,8 @@ pub struct Task {
     pub deadline: Time,
     /// The core the task is pinned to (0-based, < `Platform::cpus`).
     pub cpu: u32,
-    /// SCHED_FIFO priority 1..=99 (larger = more important); `None` for a
+    /// SCHED_FIFO priority 1..=98, below the update ceiling (larger = more
+    /// important); `None` for a
     /// best-effort task, which gets no bound and interferes as the lowest
     /// priority.
     pub priority: Option<u32>,

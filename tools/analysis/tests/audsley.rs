@@ -41,10 +41,11 @@ fn passes_only_with_separate_gpu_priorities() {
     // Baseline: b waits behind c's 61 ms segment and a's 30 ms -> miss.
     // Assignment: c gets the lowest GPU level (b fails there), b above it.
     // The accepted assignment is analysed with response times (D12):
-    // b: 20.6 + a 30 + D7 (c's two updates, 0.2) = 50.8 (suspend);
-    // hold_b = 10 + 4 eps + a's 30 = 40.4, J = 50.8 - 40.4 = 10.4;
-    // c: 81.6 + ceil((R + 10.4)/100) * 40.4 = 162.4 (busy: own 81.5,
-    // hold 40.3 -> 162.1). In deadline mode c would get 363.2.
+    // b: 20 + 2 eps + 2 requests * 1 queued (c) * eps (D13) + a 30 = 50.4;
+    // hold_b = 10 + 2 eps + a's 30 = 40.2 (in c's analysis nothing
+    // uncharged queues ahead of b's end request, D13), J = 50.4 - 40.2 =
+    // 10.2; c: 81 + 2 eps (its requests queue only behind b, inside b's
+    // hold) + ceil((R + 10.2)/100) * 40.2 = 161.6, in both modes.
     let ts = parse_taskset(AB, "ab", Format::Toml).unwrap();
     for mode in [WaitMode::Busy, WaitMode::Suspend] {
         let base = analyze(&ts, &cfg(mode, false));
@@ -55,30 +56,24 @@ fn passes_only_with_separate_gpu_priorities() {
         assert!(is_schedulable(&ts, &cfg(mode, true)));
         let a = r.assigned_gpu_priorities.clone().unwrap();
         assert_eq!(a, vec![("b".to_string(), 2), ("c".to_string(), 1)]);
-        assert_eq!(
-            r.tasks[2].wcrt,
-            Some(if mode == WaitMode::Suspend {
-                162_400_000
-            } else {
-                162_100_000
-            })
-        );
+        assert_eq!(r.tasks[1].wcrt, Some(50_400_000));
+        assert_eq!(r.tasks[2].wcrt, Some(161_600_000));
     }
 }
 
 #[test]
 fn assignment_accepted_by_response_time_check_d12() {
     // AB with T_c = D_c = 200. Swapping b above c is schedulable:
-    // c = 162.4 (suspend) / 162.1 (busy) as above (ceil((162.4 + 10.6)/100)
-    // = 2 jobs of b; R_b = 51.0 with D7's second job of c), b = 51.0 / 50.9.
-    // The paper's test (D instead of R, Sec. 6.4) charges c for
-    // ceil((R + 100 - 40.4)/100) = 3 jobs of b: 202.8 > 200, so Audsley
-    // with that test alone finds nothing.
+    // c = 161.6 and b = 50.4 as above (ceil((161.6 + 10.2)/100) = 2 jobs
+    // of b). The paper's test (D instead of R, Sec. 6.4) charges c for
+    // ceil((R + 100 - 40.3)/100) = 3 jobs of b (its precomputed holds use
+    // the full W): 202.1 > 200, so Audsley with that test alone finds
+    // nothing.
     let src = AB.replace("period = 400.0", "period = 200.0");
     let ts = parse_taskset(&src, "ab200", Format::Toml).unwrap();
     for (mode, wb, wc) in [
-        (WaitMode::Suspend, 51_000_000, 162_400_000),
-        (WaitMode::Busy, 50_900_000, 162_100_000),
+        (WaitMode::Suspend, 50_400_000, 161_600_000),
+        (WaitMode::Busy, 50_400_000, 161_600_000),
     ] {
         assert!(!analyze(&ts, &cfg(mode, false)).schedulable);
         let r = analyze(&ts, &cfg(mode, true));

@@ -240,6 +240,7 @@ fn random_taskset(rng: &mut ChaCha8Rng) -> Taskset {
                 segments.push(Segment::Gpu(GpuSegment {
                     misc: rng.gen_range(0..=2) * MS,
                     exec: rng.gen_range(1..=8) * MS,
+                    submissions: 1,
                 }));
                 if rng.gen_bool(0.7) {
                     segments.push(Segment::Cpu(rng.gen_range(1..=4) * MS));

@@ -17,6 +17,7 @@ fn gpu(m: f64, e: f64) -> Segment {
     Segment::Gpu(GpuSegment {
         misc: ms(m),
         exec: ms(e),
+        submissions: 1,
     })
 }
 fn task(name: &str, core: u32, prio: Option<u32>, period: f64, segs: Vec<Segment>) -> Task {

@@ -11,9 +11,12 @@ fn arb_task(idx: usize) -> impl Strategy<Value = Task> {
     (
         1u64..=40, // period in 10 ms units
         0u32..3,   // core
-        prop::option::weighted(0.9, 1u32..=99),
+        prop::option::weighted(0.9, 1u32..=98),
         prop::collection::vec(
-            (1u64..=3000, prop::option::of((0u64..=1000, 1u64..=8000))),
+            (
+                1u64..=3000,
+                prop::option::of((0u64..=1000, 1u64..=8000, 1u32..=3)),
+            ),
             1..=3,
         ),
     )
@@ -21,10 +24,11 @@ fn arb_task(idx: usize) -> impl Strategy<Value = Task> {
             let mut segments = Vec::new();
             for (c, g) in segs {
                 segments.push(Segment::Cpu(c * 1000));
-                if let Some((m, e)) = g {
+                if let Some((m, e, n)) = g {
                     segments.push(Segment::Gpu(GpuSegment {
                         misc: m * 1000,
                         exec: e * 1000,
+                        submissions: n,
                     }));
                 }
             }

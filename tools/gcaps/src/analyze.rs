@@ -4,7 +4,9 @@
 
 use gcaps_analysis::model::{Taskset, Time, NS_PER_MS};
 use gcaps_analysis::taskset_file::escape_text;
-use gcaps_analysis::{analyze, parse_taskset, Config, Format, GpuPolicy, Report, WaitMode};
+use gcaps_analysis::{
+    analyze, parse_taskset, Config, Format, GpuPolicy, NoBound, Report, TaskResult, WaitMode,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -152,6 +154,7 @@ pub fn report_json(ts: &Taskset, r: &Report) -> serde_json::Value {
                 "wcrt": t.wcrt.map(ms),
                 "deadline": ms(t.deadline),
                 "schedulable": t.schedulable,
+                "no_bound_reason": t.no_bound.as_ref().map(ToString::to_string),
             })
         })
         .collect();
@@ -168,6 +171,11 @@ pub fn report_json(ts: &Taskset, r: &Report) -> serde_json::Value {
         "assigned_gpu_priorities": assigned,
         "tasks": tasks,
     })
+}
+
+/// True if the task has no bound because it can deadlock (D16).
+fn is_deadlock(t: &TaskResult) -> bool {
+    matches!(t.no_bound, Some(NoBound::Deadlock { .. }))
 }
 
 fn table(ts: &Taskset, r: &Report) -> String {
@@ -191,6 +199,8 @@ fn table(ts: &Taskset, r: &Report) -> String {
                 "best-effort".to_string()
             } else if t.schedulable {
                 "ok".to_string()
+            } else if is_deadlock(t) {
+                "DEADLOCK".to_string()
             } else {
                 "MISS".to_string()
             },
@@ -223,6 +233,11 @@ fn table(ts: &Taskset, r: &Report) -> String {
             .collect();
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
+    }
+    for t in r.tasks.iter().filter(|t| is_deadlock(t)) {
+        if let Some(why) = &t.no_bound {
+            out.push_str(&format!("{}: no bound: {why}\n", escape_text(&t.name)));
+        }
     }
     if let Some(a) = &r.assigned_gpu_priorities {
         out.push_str("GPU priorities assigned by Audsley's algorithm (Sec. 5.3):");

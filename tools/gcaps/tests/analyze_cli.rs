@@ -85,10 +85,12 @@ fn json_shape() {
     assert_eq!(t["best_effort"], false);
     assert_eq!(t["priority"], 70);
     assert_eq!(t["gpu_priority"], 70);
-    // 1 + 10 + 2 eps + (1 + 3) eps = 17 ms (suspend).
-    assert_eq!(t["wcrt"], 17.0);
+    // 1 + 10 + 2 eps = 13 ms (suspend): the only updater, so its lock
+    // requests never wait (D13) and no lower task updates on its core (D14).
+    assert_eq!(t["wcrt"], 13.0);
     assert_eq!(t["deadline"], 100.0);
     assert_eq!(t["schedulable"], true);
+    assert!(t["no_bound_reason"].is_null());
     let be = &v["tasks"][1];
     assert_eq!(be["best_effort"], true);
     assert!(be["wcrt"].is_null());
@@ -242,8 +244,25 @@ fn cpu_out_of_range() {
 fn priority_out_of_range() {
     expect(
         &GOOD.replace("priority = 70", "priority = 100"),
-        &["task 'histogram'", "field 'priority'", "1..=99"],
+        &["task 'histogram'", "field 'priority'", "1..=98"],
     );
+    // 99 is the update ceiling (U2): no task of the set may use it.
+    expect(
+        &GOOD.replace("priority = 70", "priority = 99"),
+        &[
+            "task 'histogram'",
+            "field 'priority'",
+            "1..=98",
+            "update ceiling 99",
+            "got 99",
+        ],
+    );
+    // A GPU priority is not a CPU priority: 99 is fine there.
+    let f = file(
+        &GOOD.replace("priority = 70", "priority = 70\ngpu_priority = 99"),
+        ".toml",
+    );
+    gcaps().arg("analyze").arg(f.path()).assert().code(0);
     expect(
         &GOOD.replace("priority = 70", "priority = 0"),
         &["task 'histogram'", "field 'priority'"],
@@ -289,6 +308,78 @@ fn closed_stdout_is_not_a_panic() {
             out.status
         );
     }
+}
+
+#[test]
+fn submissions_out_of_range() {
+    for (n, why) in [
+        ("0", "got 0"),
+        ("-2", "got -2"),
+        ("1.5", "expected an integer"),
+        ("\"two\"", "expected an integer, got a string"),
+        ("1000001", "1..=1000000"),
+    ] {
+        expect(
+            &GOOD.replace("exec = 9.0}", &format!("exec = 9.0, submissions = {n}}}")),
+            &[
+                "task 'histogram'",
+                "field 'segments[1].gpu.submissions'",
+                why,
+            ],
+        );
+    }
+    // Valid: 3 pieces.
+    let f = file(
+        &GOOD.replace("exec = 9.0}", "exec = 9.0, submissions = 3}"),
+        ".toml",
+    );
+    gcaps().arg("analyze").arg(f.path()).assert().code(0);
+}
+
+/// Two busy-waiting GPU tasks of equal CPU priority on one core can
+/// deadlock under GCAPS with epsilon > 0 (D16): both get no bound, with the
+/// reason in the table and in the JSON; suspending, they have bounds.
+#[test]
+fn equal_priority_busy_deadlock_is_reported() {
+    let twin = GOOD.replace(
+        "[[task]]\nname = \"other\"",
+        "[[task]]\nname = \"twin\"\nperiod = 100.0\ncpu = 0\npriority = 70\n\
+         segments = [ {gpu = {misc = 1.0, exec = 9.0}} ]\n\n[[task]]\nname = \"other\"",
+    );
+    let f = file(&twin, ".toml");
+    let out = gcaps()
+        .args(["analyze", "--mode", "busy"])
+        .arg(f.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("DEADLOCK"), "{text}");
+    assert!(
+        text.contains(
+            "histogram: no bound: can deadlock: 'histogram' and 'twin' busy-wait at equal CPU \
+             priority 70 on core 0 with epsilon > 0"
+        ),
+        "{text}"
+    );
+    let out = gcaps()
+        .args(["analyze", "--mode", "busy", "--format", "json"])
+        .arg(f.path())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for t in 0..2 {
+        assert!(v["tasks"][t]["wcrt"].is_null());
+        assert!(v["tasks"][t]["no_bound_reason"]
+            .as_str()
+            .unwrap()
+            .contains("can deadlock"));
+    }
+    gcaps()
+        .args(["analyze", "--mode", "suspend"])
+        .arg(f.path())
+        .assert()
+        .code(0);
 }
 
 /// `gcaps generate --format json | gcaps analyze -`: standard input was

@@ -81,11 +81,10 @@ pub struct SimModel {
     pub tasks: Vec<SimTask>,
 }
 
-/// The number of pieces a GPU segment submits its pure GPU work in (U7). The analysis
-/// model does not carry the `submissions` field yet, so every segment read from a taskset
-/// file submits once; this is the one place to switch when it does.
-pub fn submissions(_seg: &GpuSegment) -> u32 {
-    1
+/// The number of pieces a GPU segment submits its pure GPU work in (U7), the taskset
+/// file's `submissions` (default 1).
+pub fn submissions(seg: &GpuSegment) -> u32 {
+    seg.submissions
 }
 
 impl SimModel {

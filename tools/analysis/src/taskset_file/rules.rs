@@ -3,7 +3,10 @@
 
 use super::error::{file_err, Scope, ValidationError};
 use super::write::ms_string;
-use crate::model::{Segment, Taskset, Time, MAX_PRIORITY, MIN_PRIORITY, NS_PER_MS};
+use crate::model::{
+    Segment, Taskset, Time, MAX_GPU_PRIORITY, MAX_PRIORITY, MAX_SUBMISSIONS, MIN_PRIORITY,
+    NS_PER_MS, UPDATE_CEILING,
+};
 use std::collections::HashMap;
 
 /// Largest time accepted in a file, in milliseconds (about 11.6 days).
@@ -13,7 +16,9 @@ pub const MAX_CPUS: u32 = 4096;
 
 /// Checks the semantic rules of a taskset (also used by the generator):
 /// non-empty; unique non-empty names; `cpus >= 1`; `timeslice > 0`;
-/// `0 < deadline <= period`; `cpu < cpus`; priorities in 1..=99; no
+/// `0 < deadline <= period`; `cpu < cpus`; CPU priorities in 1..=98 (below
+/// the update ceiling, U2) and GPU priorities in 1..=99; GPU segments with
+/// 1..=[`MAX_SUBMISSIONS`] submissions; no
 /// `gpu_priority` without `priority`; at least one segment per task; CPU
 /// segments and GPU `exec` > 0 (`misc` may be 0); no time beyond
 /// [`MAX_TIME_MS`] (also per-task totals); and on each core the GPU
@@ -88,11 +93,20 @@ pub fn validate(ts: &Taskset) -> Result<(), ValidationError> {
                 ),
             ));
         }
-        for (f, v) in [("priority", t.priority), ("gpu_priority", t.gpu_priority)] {
-            if let Some(v) = v {
-                if !(MIN_PRIORITY..=MAX_PRIORITY).contains(&v) {
-                    return Err(s.err(f, format!("must be in 1..=99, got {v}")));
-                }
+        if let Some(v) = t.priority {
+            if !(MIN_PRIORITY..=MAX_PRIORITY).contains(&v) {
+                return Err(s.err(
+                    "priority",
+                    format!("must be in {MIN_PRIORITY}..={MAX_PRIORITY}, below the update ceiling {UPDATE_CEILING}, got {v}"),
+                ));
+            }
+        }
+        if let Some(v) = t.gpu_priority {
+            if !(MIN_PRIORITY..=MAX_GPU_PRIORITY).contains(&v) {
+                return Err(s.err(
+                    "gpu_priority",
+                    format!("must be in {MIN_PRIORITY}..={MAX_GPU_PRIORITY}, got {v}"),
+                ));
             }
         }
         if t.priority.is_none() && t.gpu_priority.is_some() {
@@ -118,6 +132,12 @@ pub fn validate(ts: &Taskset) -> Result<(), ValidationError> {
                         return Err(
                             s.err(&format!("segments[{j}].gpu.exec"), "must be greater than 0")
                         );
+                    }
+                    if !(1..=MAX_SUBMISSIONS).contains(&g.submissions) {
+                        return Err(s.err(
+                            &format!("segments[{j}].gpu.submissions"),
+                            format!("must be in 1..={MAX_SUBMISSIONS}, got {}", g.submissions),
+                        ));
                     }
                     total += g.exec as u128 + g.misc as u128;
                 }

@@ -6,7 +6,8 @@ use super::error::{file_err, Scope, ValidationError};
 use super::read::{DATETIME, NONFINITE, STRING};
 use super::rules::{MAX_CPUS, MAX_TIME_MS};
 use crate::model::{
-    GpuSegment, Platform, Segment, Task, Taskset, Time, MAX_PRIORITY, MIN_PRIORITY, NS_PER_MS,
+    GpuSegment, Platform, Segment, Task, Taskset, Time, MAX_GPU_PRIORITY, MAX_PRIORITY,
+    MAX_SUBMISSIONS, MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
 };
 use serde_json::{Map, Value};
 
@@ -265,25 +266,34 @@ fn task_from_tree(tv: &Value, idx: usize) -> Result<Task, ValidationError> {
     if cpu < 0 || cpu > u32::MAX as i64 {
         return Err(scope.err("cpu", format!("must be a core index >= 0, got {cpu}")));
     }
-    let prio = |key: &str| -> Result<Option<u32>, ValidationError> {
-        match obj.get(key) {
-            None => Ok(None),
-            Some(v) => {
-                let p = integer(v, &scope, key)?;
-                if p < MIN_PRIORITY as i64 || p > MAX_PRIORITY as i64 {
-                    return Err(scope.err(
-                        key,
-                        format!(
-                            "must be in {MIN_PRIORITY}..={MAX_PRIORITY} (omit it for a best-effort task), got {p}"
-                        ),
-                    ));
-                }
-                Ok(Some(p as u32))
+    let priority = match obj.get("priority") {
+        None => None,
+        Some(v) => {
+            let p = integer(v, &scope, "priority")?;
+            if p < MIN_PRIORITY as i64 || p > MAX_PRIORITY as i64 {
+                return Err(scope.err(
+                    "priority",
+                    format!(
+                        "must be in {MIN_PRIORITY}..={MAX_PRIORITY}, below the update ceiling {UPDATE_CEILING} (omit it for a best-effort task), got {p}"
+                    ),
+                ));
             }
+            Some(p as u32)
         }
     };
-    let priority = prio("priority")?;
-    let gpu_priority = prio("gpu_priority")?;
+    let gpu_priority = match obj.get("gpu_priority") {
+        None => None,
+        Some(v) => {
+            let p = integer(v, &scope, "gpu_priority")?;
+            if p < MIN_PRIORITY as i64 || p > MAX_GPU_PRIORITY as i64 {
+                return Err(scope.err(
+                    "gpu_priority",
+                    format!("must be in {MIN_PRIORITY}..={MAX_GPU_PRIORITY}, got {p}"),
+                ));
+            }
+            Some(p as u32)
+        }
+    };
     let segs_v = required(obj.get("segments"), &scope, "segments")?;
     let segs = segs_v.as_array().ok_or_else(|| {
         scope.err(
@@ -318,11 +328,14 @@ fn task_from_tree(tv: &Value, idx: usize) -> Result<Task, ValidationError> {
                 let go = v.as_object().ok_or_else(|| {
                     scope.err(
                         &field,
-                        format!("expected {{misc = MS, exec = MS}}, got {}", type_name(v)),
+                        format!(
+                            "expected {{misc = MS, exec = MS[, submissions = N]}}, got {}",
+                            type_name(v)
+                        ),
                     )
                 })?;
                 let prefix = format!("{field}.");
-                check_fields(go, &["misc", "exec"], &scope, &prefix)?;
+                check_fields(go, &["misc", "exec", "submissions"], &scope, &prefix)?;
                 let misc = required(
                     time_field(go, "misc", true, &scope, &prefix)?,
                     &scope,
@@ -333,7 +346,25 @@ fn task_from_tree(tv: &Value, idx: usize) -> Result<Task, ValidationError> {
                     &scope,
                     &format!("{prefix}exec"),
                 )?;
-                segments.push(Segment::Gpu(GpuSegment { misc, exec }));
+                let submissions = match go.get("submissions") {
+                    None => 1,
+                    Some(v) => {
+                        let f = format!("{prefix}submissions");
+                        let n = integer(v, &scope, &f)?;
+                        if n < 1 || n > MAX_SUBMISSIONS as i64 {
+                            return Err(scope.err(
+                                &f,
+                                format!("must be an integer in 1..={MAX_SUBMISSIONS} (pieces the GPU work is submitted in), got {n}"),
+                            ));
+                        }
+                        n as u32
+                    }
+                };
+                segments.push(Segment::Gpu(GpuSegment {
+                    misc,
+                    exec,
+                    submissions,
+                }));
             }
             other => {
                 return Err(scope.err(

@@ -15,6 +15,25 @@ pub fn ms_string(ns: Time) -> String {
     }
 }
 
+/// The optional `submissions` entry of a GPU segment in TOML (U7), omitted
+/// when it is the default 1.
+fn toml_submissions(n: u32) -> String {
+    if n == 1 {
+        String::new()
+    } else {
+        format!(", submissions = {n}")
+    }
+}
+
+/// The same in JSON.
+fn json_submissions(n: u32) -> String {
+    if n == 1 {
+        String::new()
+    } else {
+        format!(", \"submissions\": {n}")
+    }
+}
+
 fn toml_string(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
@@ -52,9 +71,10 @@ pub fn to_toml(ts: &Taskset) -> String {
             .map(|s| match s {
                 Segment::Cpu(c) => format!("{{cpu = {}}}", ms_string(*c)),
                 Segment::Gpu(g) => format!(
-                    "{{gpu = {{misc = {}, exec = {}}}}}",
+                    "{{gpu = {{misc = {}, exec = {}{}}}}}",
                     ms_string(g.misc),
-                    ms_string(g.exec)
+                    ms_string(g.exec),
+                    toml_submissions(g.submissions)
                 ),
             })
             .collect();
@@ -98,9 +118,10 @@ pub fn to_json(ts: &Taskset) -> String {
             .map(|s| match s {
                 Segment::Cpu(c) => format!("{{\"cpu\": {}}}", ms_string(*c)),
                 Segment::Gpu(g) => format!(
-                    "{{\"gpu\": {{\"misc\": {}, \"exec\": {}}}}}",
+                    "{{\"gpu\": {{\"misc\": {}, \"exec\": {}{}}}}}",
                     ms_string(g.misc),
-                    ms_string(g.exec)
+                    ms_string(g.exec),
+                    json_submissions(g.submissions)
                 ),
             })
             .collect();

@@ -21,8 +21,17 @@ pub(crate) struct Prep {
     pub ge: Time,
     /// eta^g_i.
     pub eta: Time,
-    /// sum_j ceil(G^e_{i,j} / L): round-robin rounds needed (Eq. 3).
+    /// sum_j (ceil(G^e_{i,j} / L) + n_{i,j} - 1): round-robin turns needed
+    /// (Eq. 3), where `n_{i,j}` is the segment's number of submissions: each
+    /// piece after the first may need one more turn (D14).
     pub slices: Time,
+    /// sum_j n_{i,j}: GPU waits per job (U7), i.e. self-suspensions on the
+    /// GPU in suspend mode.
+    pub pieces: Time,
+    /// Real-time GPU-using tasks on the same core with a strictly lower CPU
+    /// priority: each can block this task once per ready interval with one
+    /// update at the ceiling (U4, D14). 0 for best-effort tasks.
+    pub lower_updaters: Time,
 }
 
 impl Prep {
@@ -41,6 +50,11 @@ pub(crate) struct Ctx {
     pub slice: Time,
     /// Number of GPU-using processes, including best-effort ones.
     pub n_gpu: Time,
+    /// W: the longest wait of one lock request (U3): the rt_mutex grants in
+    /// FIFO order and every other real-time GPU task has at most one
+    /// request queued ahead, each update holding the lock for at most
+    /// epsilon (D13).
+    pub lock_wait: Time,
     /// hpp(i): real-time tasks on i's core with CPU priority >= i's
     /// (ties interfere), excluding i. Empty for best-effort tasks.
     pub hpp: Vec<Vec<usize>>,
@@ -60,14 +74,19 @@ impl Ctx {
                 let mut ge = 0u64;
                 let mut eta = 0u64;
                 let mut slices = 0u64;
+                let mut pieces = 0u64;
                 for s in &t.segments {
                     match s {
                         Segment::Cpu(x) => c = c.saturating_add(*x),
                         Segment::Gpu(g) => {
+                            let n = Time::from(g.submissions.max(1));
                             gm = gm.saturating_add(g.misc);
                             ge = ge.saturating_add(g.exec);
                             eta += 1;
-                            slices = slices.saturating_add(ceil_div(g.exec, slice));
+                            slices = slices
+                                .saturating_add(ceil_div(g.exec, slice))
+                                .saturating_add(n - 1);
+                            pieces = pieces.saturating_add(n);
                         }
                     }
                 }
@@ -82,9 +101,22 @@ impl Ctx {
                     ge,
                     eta,
                     slices,
+                    pieces,
+                    lower_updaters: 0,
                 }
             })
             .collect();
+        let mut p = p;
+        for i in 0..p.len() {
+            if p[i].rt {
+                p[i].lower_updaters = (0..p.len())
+                    .filter(|&x| {
+                        p[x].rt && p[x].gpu() && p[x].cpu == p[i].cpu && p[x].prio < p[i].prio
+                    })
+                    .count() as Time;
+            }
+        }
+        let updaters = p.iter().filter(|x| x.rt && x.gpu()).count() as Time;
         let n_gpu = p.iter().filter(|x| x.gpu()).count() as Time;
         let hpp = (0..p.len())
             .map(|i| {
@@ -108,6 +140,10 @@ impl Ctx {
             theta: ts.platform.theta,
             slice,
             n_gpu,
+            lock_wait: ts
+                .platform
+                .epsilon
+                .saturating_mul(updaters.saturating_sub(1)),
             hpp,
             order,
         }

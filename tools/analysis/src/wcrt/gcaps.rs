@@ -1,29 +1,65 @@
 //! Terms of GCAPS (Sec. 6.3, Lemmas 8-15), and the time a GPU-using task
-//! keeps its TSGs on the runlist ([`hold`], D4).
+//! keeps its TSGs on the runlist ([`hold`], D4), under the update path of
+//! U1-U4: every update runs at the ceiling, the runlist lock grants in FIFO
+//! order (D13), and a lower-priority updater on the core can block a task
+//! once per ready interval (D14).
 
 use super::context::Ctx;
 use super::view::{term, Deps, Term, View};
 use super::{ceil_div, WaitMode};
 use crate::model::Time;
 
+/// Number of times per job that task `x` starts a ready interval inside an
+/// open segment of its own: after the begin update of each segment, and in
+/// suspend mode after each GPU wait (one per submission, U7). Each such
+/// start can be followed by one ceiling update of every lower-priority
+/// updater on its core (D14).
+fn open_restarts(ctx: &Ctx, x: usize) -> Time {
+    let px = &ctx.p[x];
+    let wakeups = if ctx.mode == WaitMode::Suspend {
+        px.pieces
+    } else {
+        0
+    };
+    px.eta.saturating_add(wakeups)
+}
+
+/// The part of a segment-open time of task `x` per job that is not CPU
+/// work of `x`: its pure GPU work, the lock wait of each end update (at
+/// most `lock_wait`, D13), and the ceiling updates of lower-priority tasks
+/// on its core that preempt it while a segment is open (D14).
+fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
+    let px = &ctx.p[x];
+    px.ge
+        .saturating_add(px.eta.saturating_mul(lock_wait))
+        .saturating_add(
+            open_restarts(ctx, x)
+                .saturating_mul(px.lower_updaters)
+                .saturating_mul(ctx.eps),
+        )
+}
+
 /// GCAPS: the time a GPU-using task `k` can keep its TSGs on the runlist
 /// per job ("segment-open time", D4): its G^m and G^e, its two runlist
-/// updates and one lock wait at the end of each segment, one
-/// non-preemptive runlist update of a lower task on its core when it wakes
-/// up (suspend), and the CPU work its same-core higher-priority tasks can
-/// do while it holds the GPU (their CPU segments and segment-begin
-/// updates). Capped by k's response time (in deadline mode, `D_k`).
-pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, deps: &mut Deps) -> Time {
+/// updates and the lock wait of its end update per segment (D13), the
+/// ceiling updates of lower tasks on its core after each begin update and
+/// each GPU wait (D14), and the CPU work its same-core higher-priority
+/// tasks can do while it holds the GPU (their CPU segments and
+/// segment-begin updates). Capped by k's response time (in deadline mode,
+/// `D_k`). `lock_wait` bounds the part of one end-update lock wait that is
+/// not charged elsewhere in the analysis that uses the hold (D13): at most
+/// `ctx.lock_wait`. Precomputed holds ([`View::holds`]) use
+/// `ctx.lock_wait`, which is never smaller.
+pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut Deps) -> Time {
     if let Some(h) = view.holds {
         return h[k];
     }
     let pk = &ctx.p[k];
     let eps = ctx.eps;
-    let per_seg = 3 + u64::from(ctx.mode == WaitMode::Suspend);
     let base = pk
         .gm
-        .saturating_add(pk.ge)
-        .saturating_add(eps.saturating_mul(per_seg).saturating_mul(pk.eta));
+        .saturating_add(eps.saturating_mul(2).saturating_mul(pk.eta))
+        .saturating_add(open_non_cpu(ctx, k, lock_wait));
     let wk = view.resp(ctx, k, deps);
     // Fixed point over the total open time H of one job: the eta_k open
     // intervals (total length H) meet at most
@@ -53,7 +89,7 @@ pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, deps: &mut Deps) -> Time {
 }
 
 /// Pushes the interference terms of real-time task `i` and returns its own
-/// work with its runlist updates and blocking.
+/// work with its runlist updates, lock waits and blocking.
 pub(super) fn build(
     ctx: &Ctx,
     view: &View,
@@ -66,55 +102,27 @@ pub(super) fn build(
     let busy = ctx.mode == WaitMode::Busy;
     let igpu = pi.gpu();
     let base = pi.c.saturating_add(pi.gm).saturating_add(pi.ge);
-    // Own work with own runlist updates (G*_i, D1) and blocking (Lemma 8
-    // extended, D6): one non-preemptive lower-priority update at release,
-    // one lock holder per lock request (two per segment), and one more per
-    // wake-up when self-suspending.
-    let blocks = 1 + 2 * pi.eta + if busy { 0 } else { pi.eta };
-    let own = base
+    // Own work with own runlist updates (G*_i, D1) and the blocking by
+    // lower-priority updaters on the core (D14): each one has at most one
+    // request outstanding, and can only issue one while tau_i is not ready,
+    // so it preempts tau_i at the ceiling at most once per ready interval:
+    // after the release, after each of tau_i's lock requests, and in
+    // suspend mode after each GPU wait (one per submission, U7).
+    let ready_intervals = 1 + 2 * pi.eta + if busy { 0 } else { pi.pieces };
+    let mut own = base
         .saturating_add(eps.saturating_mul(2 * pi.eta))
-        .saturating_add(eps.saturating_mul(blocks));
-    let mut hpp_min_g = u32::MAX;
-    let mut chain_min_c = if igpu { pi.prio } else { u32::MAX };
-    for &h in &ctx.hpp[i] {
-        let ph = &ctx.p[h];
-        if ph.gpu() {
-            hpp_min_g = hpp_min_g.min(view.gprio[h]);
-            if busy || igpu {
-                chain_min_c = chain_min_c.min(ph.prio);
-            }
-        }
-        if busy {
-            // Lemma 12 + Lemma 10 first term, for any tau_i (D3): C_h +
-            // G^m_h + the busy wait on its own G^e, its two updates and two
-            // lock waits per segment (suspension-oblivious). Waiting behind
-            // remote segments is charged through K below.
-            let e =
-                ph.c.saturating_add(ph.gm)
-                    .saturating_add(ph.ge)
-                    .saturating_add(eps.saturating_mul(4 * ph.eta));
-            terms.push(term(ph.period, 0, e, false));
-        } else {
-            // Lemma 15: C_h + G^m*_h.
-            let mut e =
-                ph.c.saturating_add(ph.gm)
-                    .saturating_add(eps.saturating_mul(2 * ph.eta));
-            if igpu && ph.gpu() {
-                // Lemma 13 first term: G^e_h, plus the lock wait at the end
-                // of each segment and a lower task's update at its wake-up
-                // while it keeps the GPU (D4). Both parts of a job's delay
-                // lie in h's response window, so they form one demand with
-                // one jitter R_h - e (D10), never more than two terms with
-                // separate jitters.
-                e = e
-                    .saturating_add(ph.ge)
-                    .saturating_add(eps.saturating_mul(2 * ph.eta));
-            }
-            let r = view.resp(ctx, h, deps);
-            terms.push(term(ph.period, r, e, true));
-        }
-    }
-    // Remote tasks whose open segments can delay tau_i: GPU priority >=
+        .saturating_add(
+            ready_intervals
+                .saturating_mul(pi.lower_updaters)
+                .saturating_mul(eps),
+        );
+    let hpp_min_g = ctx.hpp[i]
+        .iter()
+        .filter(|&&h| ctx.p[h].gpu())
+        .map(|&h| view.gprio[h])
+        .min()
+        .unwrap_or(u32::MAX);
+    // Remote tasks whose open segments can delay tau_i (K): GPU priority >=
     // tau_i's (Lemma 10/13 second term), or, busy-waiting, >= the lowest GPU
     // priority of a same-core higher-priority GPU task that tau_i may wait
     // behind on its core (Lemma 11, D5).
@@ -125,34 +133,85 @@ pub(super) fn build(
     if busy {
         thr = thr.min(hpp_min_g);
     }
-    if thr != u32::MAX {
-        for (k, pk) in ctx.p.iter().enumerate() {
-            if k == i || !pk.rt || !pk.gpu() || pk.cpu == pi.cpu {
-                continue;
+    let holders: Vec<usize> = if thr == u32::MAX {
+        Vec::new()
+    } else {
+        (0..ctx.p.len())
+            .filter(|&k| {
+                let pk = &ctx.p[k];
+                k != i && pk.rt && pk.gpu() && pk.cpu != pi.cpu && view.gprio[k] >= thr
+            })
+            .collect()
+    };
+    // Lock waits (D13): the rt_mutex grants in FIFO order at the ceiling,
+    // so a request waits for at most one update of every other real-time
+    // GPU task. Some of those updates are charged elsewhere here: those of
+    // same-core higher-priority tasks are in their terms, those of the
+    // holders K inside their segment-open times, and tau_i's own in its own
+    // work. At any instant tau_i waits in one place, so a lock wait (of
+    // tau_i, or of a task whose open segment tau_i waits behind) only needs
+    // epsilon for each of the other updaters: `queued`.
+    let same_core_above = ctx.hpp[i].iter().filter(|&&h| ctx.p[h].gpu()).count();
+    let others = ctx
+        .p
+        .iter()
+        .enumerate()
+        .filter(|&(x, px)| x != i && px.rt && px.gpu())
+        .count();
+    let queued = (others - same_core_above - holders.len()) as Time;
+    let wait = eps.saturating_mul(queued).min(ctx.lock_wait);
+    if igpu {
+        own = own.saturating_add(wait.saturating_mul(2 * pi.eta));
+    }
+    for &h in &ctx.hpp[i] {
+        let ph = &ctx.p[h];
+        if busy {
+            // Lemma 12 + Lemma 10 first term, for any tau_i (D3): C_h +
+            // G^m_h + the busy wait on its own G^e and its two updates per
+            // segment. Waiting behind remote segments is charged through K
+            // below. h's lock waits, two per segment, either count
+            // suspension-obliviously at their full bound W with no jitter,
+            // or, with the jitter R_h - e, only where they can delay tau_i:
+            // the end waits, while h's segment is open (tau_i, or a task of
+            // its core that tau_i waits behind, may busy-wait on the GPU
+            // behind it), counting the updaters not charged elsewhere
+            // (D13). During h's begin waits its segment is not open yet and
+            // tau_i can run unless something charged elsewhere delays it.
+            // Both bound the delay, so the smaller counts.
+            let cpu_and_gpu =
+                ph.c.saturating_add(ph.gm)
+                    .saturating_add(ph.ge)
+                    .saturating_add(eps.saturating_mul(2 * ph.eta));
+            let e = cpu_and_gpu.saturating_add(ctx.lock_wait.saturating_mul(2 * ph.eta));
+            let mut t = term(ph.period, 0, e, false);
+            if let Some(r) = view.resp_if_known(ctx, h) {
+                let e2 = cpu_and_gpu.saturating_add(wait.saturating_mul(ph.eta));
+                t.alt = Some((r.saturating_sub(e2), e2));
             }
-            if view.gprio[k] >= thr {
-                chain_min_c = chain_min_c.min(pk.prio);
-                let e = hold(ctx, view, k, deps);
-                let r = view.resp(ctx, k, deps);
-                terms.push(term(pk.period, r, e, true));
+            terms.push(t);
+        } else {
+            // Lemma 15: C_h + G^m*_h.
+            let mut e =
+                ph.c.saturating_add(ph.gm)
+                    .saturating_add(eps.saturating_mul(2 * ph.eta));
+            if igpu && ph.gpu() {
+                // Lemma 13 first term: the rest of h's segment-open time,
+                // during which tau_i cannot get the GPU: G^e_h, the lock
+                // wait of each end update (D13) and the lower updaters'
+                // ceiling updates after its begin updates and GPU waits
+                // (D14). Both parts of a job's delay lie in h's response
+                // window, so they form one demand with one jitter R_h - e
+                // (D10), never more than two terms with separate jitters.
+                e = e.saturating_add(open_non_cpu(ctx, h, wait));
             }
+            let r = view.resp(ctx, h, deps);
+            terms.push(term(ph.period, r, e, true));
         }
-        // Lock queue-ahead (D7): remote tasks not charged above whose CPU
-        // priority (the rt_mutex order) is above a task in the chain of lock
-        // requesters tau_i may wait on. Empty when GPU priorities equal CPU
-        // priorities.
-        for (x, px) in ctx.p.iter().enumerate() {
-            if x == i || !px.rt || !px.gpu() || px.cpu == pi.cpu {
-                continue;
-            }
-            if view.gprio[x] < thr && px.prio > chain_min_c {
-                let e = eps.saturating_mul(2 * px.eta);
-                if e > 0 {
-                    let r = view.resp(ctx, x, deps);
-                    terms.push(term(px.period, r, e, true));
-                }
-            }
-        }
+    }
+    for &k in &holders {
+        let e = hold(ctx, view, k, wait, deps);
+        let r = view.resp(ctx, k, deps);
+        terms.push(term(ctx.p[k].period, r, e, true));
     }
     own
 }

@@ -19,18 +19,22 @@
 //! Sec. 6.4). The terms are built once per task (no allocation inside the
 //! fixed point) and iterated until a fixed point or until `R > D`.
 //!
-//! Files: `context` (per-task quantities of a taskset), `view` (where
+//! Files: `context` (per-task quantities of a taskset), `deadlock` (tasks
+//! without a bound because equal-priority busy waiters can deadlock, D16),
+//! `view` (where
 //! the response times of other tasks come from, and the interference term),
 //! `tsg_rr` and `gcaps` (the terms of each GPU policy), `solve` (the
 //! fixed points and the passes over all tasks).
 
 mod context;
+mod deadlock;
 mod gcaps;
 mod solve;
 mod tsg_rr;
 mod view;
 
 pub(crate) use context::Ctx;
+pub(crate) use deadlock::pairs as deadlock_pairs;
 pub(crate) use gcaps::hold;
 pub(crate) use solve::{build, file_gprio, fixed_point, pass, Pass};
 pub(crate) use view::{Deps, St, Term, View};

@@ -3,7 +3,7 @@
 
 use super::context::Ctx;
 use super::view::{Deps, St, Term, View};
-use super::{ceil_div, gcaps, tsg_rr, GpuPolicy};
+use super::{deadlock, gcaps, tsg_rr, GpuPolicy};
 use crate::model::{Taskset, Time};
 
 /// Builds own work (returned) and interference terms (into `terms`) of
@@ -34,8 +34,7 @@ pub(crate) fn fixed_point(own: Time, terms: &[Term], deadline: Time) -> Option<T
         }
         let mut next = own;
         for t in terms {
-            let n = ceil_div(r.saturating_add(t.jitter), t.period);
-            next = next.saturating_add(n.saturating_mul(t.demand));
+            next = next.saturating_add(t.at(r));
         }
         if next == r {
             return Some(r);
@@ -48,6 +47,8 @@ pub(crate) fn fixed_point(own: Time, terms: &[Term], deadline: Time) -> Option<T
 pub(crate) struct Pass {
     pub st: Vec<St>,
     pub all_ok: bool,
+    /// Per task, the deadlocking pair that leaves it without a bound (D16).
+    pub stuck: Vec<Option<(usize, usize)>>,
 }
 
 /// Passes of the least-fixed-point iteration before giving up (then the
@@ -106,9 +107,22 @@ pub(crate) fn pass(ctx: &Ctx, gprio: &[u32], deadline_mode: bool, stop_early: bo
     let mut st = vec![St::Pending; n];
     let mut assumed = vec![false; n];
     let mut terms = Vec::with_capacity(n * 2);
-    let mut all_ok = true;
+    let stuck = deadlock::stuck(ctx, gprio);
+    let any_stuck = stuck.iter().any(Option::is_some);
+    for (i, s) in stuck.iter().enumerate() {
+        if s.is_some() {
+            st[i] = St::Failed;
+        }
+    }
+    let mut all_ok = !any_stuck;
+    if any_stuck && stop_early {
+        return Pass { st, all_ok, stuck };
+    }
     let mut any_assumed = false;
     for &i in &ctx.order {
+        if stuck[i].is_some() {
+            continue;
+        }
         let mut deps = Deps::default();
         let view = View {
             deadline_mode,
@@ -136,7 +150,7 @@ pub(crate) fn pass(ctx: &Ctx, gprio: &[u32], deadline_mode: bool, stop_early: bo
             }
         }
     }
-    if any_assumed && !deadline_mode {
+    if any_assumed && !deadline_mode && !any_stuck {
         // Some bound used D_x of a task analysed later (equal priorities or
         // separate GPU priorities): the least fixed point of all bounds is
         // never larger and may stay within the deadlines where this pass
@@ -146,7 +160,11 @@ pub(crate) fn pass(ctx: &Ctx, gprio: &[u32], deadline_mode: bool, stop_early: bo
             for &i in &ctx.order {
                 st[i] = St::Ok(v[i]);
             }
-            return Pass { st, all_ok: true };
+            return Pass {
+                st,
+                all_ok: true,
+                stuck,
+            };
         }
     }
     if !all_ok {
@@ -158,7 +176,7 @@ pub(crate) fn pass(ctx: &Ctx, gprio: &[u32], deadline_mode: bool, stop_early: bo
             }
         }
     }
-    Pass { st, all_ok }
+    Pass { st, all_ok, stuck }
 }
 
 /// Effective GPU priorities from the file (0 for best-effort tasks).

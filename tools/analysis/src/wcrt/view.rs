@@ -1,6 +1,7 @@
 //! Where the response times of the other tasks come from while one task's
 //! terms are built, and the interference term itself.
 
+use super::ceil_div;
 use super::context::Ctx;
 use crate::model::Time;
 
@@ -43,6 +44,20 @@ pub(crate) struct Deps {
 }
 
 impl View<'_> {
+    /// The response time to assume for task `x` if one is at hand without
+    /// an assumption (analysed, an estimate, or `D` in deadline mode);
+    /// `None` otherwise, with no flag raised.
+    pub fn resp_if_known(&self, ctx: &Ctx, x: usize) -> Option<Time> {
+        if self.deadline_mode {
+            return Some(ctx.p[x].deadline);
+        }
+        match self.st[x] {
+            St::Ok(r) => Some(r),
+            St::Pending => self.ahead.map(|a| a[x]),
+            St::Failed => None,
+        }
+    }
+
     /// The response time to assume for task `x`.
     pub fn resp(&self, ctx: &Ctx, x: usize, deps: &mut Deps) -> Time {
         let d = ctx.p[x].deadline;
@@ -66,12 +81,28 @@ impl View<'_> {
     }
 }
 
-/// One interference term: ceil((R + jitter) / period) * demand.
+/// One interference term: ceil((R + jitter) / period) * demand, or, with
+/// `alt = Some((jitter', demand'))`, the smaller of that and
+/// ceil((R + jitter') / period) * demand' (two sound bounds of the same
+/// task's delay, D3).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Term {
     pub period: Time,
     pub jitter: Time,
     pub demand: Time,
+    pub alt: Option<(Time, Time)>,
+}
+
+impl Term {
+    /// The term's value in a window of length `r`.
+    pub fn at(&self, r: Time) -> Time {
+        let first =
+            ceil_div(r.saturating_add(self.jitter), self.period).saturating_mul(self.demand);
+        match self.alt {
+            None => first,
+            Some((j, d)) => first.min(ceil_div(r.saturating_add(j), self.period).saturating_mul(d)),
+        }
+    }
 }
 
 /// A term with per-job demand `demand` of a task with response time
@@ -86,5 +117,6 @@ pub(crate) fn term(period: Time, resp: Time, demand: Time, with_jitter: bool) ->
             0
         },
         demand,
+        alt: None,
     }
 }
