@@ -4,7 +4,7 @@
 .DEFAULT_GOAL := help
 SHELL := /bin/bash
 
-.PHONY: help analyze test kernel kernel-debug vm-test vm-selftest
+.PHONY: help analyze test kernel kernel-debug kernel-rt vm-test vm-selftest
 
 help: ## List the targets
 	@awk -F':.*## ' '/^[a-zA-Z0-9_-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -18,11 +18,14 @@ test: ## All tests: fmt, clippy, cargo test, rustc-1.85 policy check, kernel + V
 kernel: ## Build the fast test kernel (Linux 6.12 + Rust, gcc) into ~/.cache/gcaps/kernel/
 	tests/vm/build-kernel.sh fast
 
-kernel-debug: ## Build the debug test kernel (clang; lockdep + KASAN) into ~/.cache/gcaps/kernel/
+kernel-debug: ## Build the debug test kernel (clang; PREEMPT, lockdep, KASAN, detectors) into ~/.cache/gcaps/kernel/
 	tests/vm/build-kernel.sh debug
 
-vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/tests/* (VM_KERNEL=fast|debug)
+kernel-rt: ## Build the PREEMPT_RT test kernel (gcc; lockdep, detectors) for VM_KERNEL=rt
+	tests/vm/build-kernel.sh rt
+
+vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/tests/* (VM_KERNEL=fast|debug|rt)
 	tests/vm/run.sh
 
-vm-selftest: ## Prove the VM harness catches failing/hung tests, WARN, lockdep and KASAN reports
+vm-selftest: ## Prove the VM harness catches bad tests, forged results and every kernel detector's report
 	tests/vm/selftest.sh

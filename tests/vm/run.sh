@@ -10,6 +10,7 @@
 #   VM_RUN_NAME=vm-test     name of the run (work dir target/vm/runs/<name>-<variant>/)
 #   VM_KVM_PROBE_TIMEOUT=20 seconds allowed for the KVM probe boot
 #   VM_KMEMLEAK=1           0: skip the kmemleak scans after the suite (harness self-test only)
+#   VM_MODULES=<dir>        use these prebuilt .ko files (built for VM_KERNEL) instead of building
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +29,11 @@ work=$VMWORK/runs/$run_name-$variant
 rm -rf "$work"
 mkdir -p "$work/bin" "$work/tests"
 
-"$VM_DIR/build-modules.sh" "$variant" "$work/modules"
+if [ -n "${VM_MODULES:-}" ]; then   # prebuilt for this variant (the self-test builds them once)
+  mkdir -p "$work/modules"; cp "$VM_MODULES"/*.ko "$work/modules/"
+else
+  "$VM_DIR/build-modules.sh" "$variant" "$work/modules"
+fi
 
 # Static userspace: helper programs (progs/*.c -> /bin/<name>) and the tests themselves.
 cc_static() { gcc -static -O2 -Wall -Wextra -Werror -o "$1" "$2"; }
