@@ -196,6 +196,9 @@ impl Drop for VmFixture {
     fn drop(&mut self) {
         // SAFETY: Registered in `init`; once this returns no ioctl can reach `state`.
         unsafe { vmfixture_glue_unregister() };
-        pr_info!("unloaded after {} query ioctl(s)\n", *self.state.calls.lock());
+        pr_info!(
+            "unloaded after {} query ioctl(s)\n",
+            *self.state.calls.lock()
+        );
     }
 }
