@@ -4,7 +4,7 @@
 .DEFAULT_GOAL := help
 SHELL := /bin/bash
 
-.PHONY: help analyze test kernel kernel-debug kernel-rt vm-test vm-selftest
+.PHONY: help analyze test kernel kernel-debug kernel-rt vm-test vm-selftest fuzz-fresh bench
 
 help: ## List the targets
 	@awk -F':.*## ' '/^[a-zA-Z0-9_-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -29,3 +29,11 @@ vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/te
 
 vm-selftest: ## Prove the VM harness catches bad tests, forged results and every kernel detector's report
 	tests/vm/selftest.sh
+
+fuzz-fresh: ## Property tests with a fresh random seed (not CI; CI uses fixed seeds)
+	tools/analysis/fuzz-fresh.sh
+
+bench: ## Benchmarks that print figures: the analysis, the policy decision, the Fig. 8 sweep set
+	cargo bench --locked -p gcaps-analysis --bench analyze
+	cargo bench --locked -p gcaps-policy --bench decide
+	tools/gcaps/bench.sh

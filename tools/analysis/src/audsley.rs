@@ -1,178 +1,76 @@
-//! GPU priority assignment (Sec. 5.3 and 6.4 of the GCAPS paper): Audsley's
-//! optimal priority assignment, plus a search guided by response estimates
-//! (D12 in `docs/analysis.md`).
-//!
-//! GPU priority levels are filled from the lowest to the highest. At each
-//! level the candidates are the unassigned GPU-using real-time tasks that
-//! have the lowest CPU priority among the unassigned GPU-using tasks of
-//! their core, so the same-core order rule (GPU order = CPU order on a
-//! core) holds by construction. A candidate is accepted if it passes the
-//! test at that level assuming every other unassigned task has a higher
-//! GPU priority. Candidates are tried from the lowest CPU priority up (the
-//! paper's iteration order). At most `m(m+1)/2` single-task tests for `m`
-//! GPU-using tasks.
-//!
-//! The first search uses the paper's test: jitters use `D` instead of `R`
-//! (Sec. 6.4), which makes the test of a task depend only on the *set* of
-//! higher-GPU-priority tasks. That test is much weaker than the analysis of
-//! a fixed assignment, so when it finds nothing, further searches replace
-//! `D_x` by response estimates (first the tasks' own work, then the bounds
-//! of the previous candidate assignment). Those tests only choose an
-//! assignment: every assignment is accepted only if the full analysis of
-//! that fixed assignment ([`pass`] in response mode, with the least fixed
-//! point of D11) passes, CPU-only tasks included (their busy-waiting bound
-//! depends on the GPU priorities of others, D5). An assignment that passes
-//! the paper's test always passes that check.
+//! Audsley's optimal priority assignment as a generic search: priority
+//! levels are filled from the lowest up; at each level the candidates are
+//! tried in the caller's order, and the first that passes the caller's
+//! per-level test (assuming every item still unassigned has a higher
+//! priority) takes the level. Knows nothing about tasks or analyses.
 
-use crate::model::Time;
-use crate::rta::{build, fixed_point, hold, pass, Ctx, Deps, Pass, St, Term, View};
-
-/// Estimate-guided searches after the paper's one (each is one Audsley run
-/// plus one check of its result).
-const GUIDED_ROUNDS: usize = 3;
-
-const UNASSIGNED: u32 = 1000;
-
-/// Returns the assigned GPU priorities (indexed like the tasks; CPU-only
-/// and best-effort entries unchanged from `gprio`) and the final analysis
-/// pass, or `None` if no assignment found passes.
-pub(crate) fn assign(ctx: &Ctx, gprio: &[u32]) -> Option<(Vec<u32>, Pass)> {
-    let n = ctx.p.len();
-    let gpu: Vec<usize> = (0..n).filter(|&i| ctx.p[i].rt && ctx.p[i].gpu()).collect();
-    let m = gpu.len();
-    if m == 0 || m > 99 {
-        return None;
-    }
-    let mut terms = Vec::with_capacity(2 * n);
-    let mut tried: Vec<Vec<u32>> = Vec::new();
-    // The paper's test (D for every other task), then estimates: the own
-    // work of every task, then the bounds of the last candidate (D where it
-    // has none).
-    let mut est: Option<Vec<Time>> = None;
-    for round in 0..=GUIDED_ROUNDS {
-        let Some(g) = opa(ctx, gprio, &gpu, est.as_deref(), &mut terms) else {
-            if round == 0 {
-                est = Some(own_work(ctx));
-                continue;
-            }
-            return None;
-        };
-        if tried.contains(&g) {
-            return None;
-        }
-        let p = pass(ctx, &g, false, false);
-        if p.all_ok {
-            return Some((g, p));
-        }
-        est = Some(if round == 0 {
-            own_work(ctx)
-        } else {
-            (0..n)
-                .map(|x| match p.st[x] {
-                    St::Ok(r) => r,
-                    _ => ctx.p[x].deadline,
-                })
-                .collect()
-        });
-        tried.push(g);
-    }
-    None
-}
-
-fn own_work(ctx: &Ctx) -> Vec<Time> {
-    ctx.p
-        .iter()
-        .map(|p| p.c.saturating_add(p.gm).saturating_add(p.ge))
-        .collect()
-}
-
-/// One Audsley run. `est`: `None` for the paper's deadline-based test,
-/// else the response values assumed for every other task. Returns the GPU
-/// priorities with the ranks mapped to values.
-fn opa(
-    ctx: &Ctx,
-    gprio: &[u32],
-    gpu: &[usize],
-    est: Option<&[Time]>,
-    terms: &mut Vec<Term>,
+/// Assigns the ranks `1..=m` (1 = lowest) to the items `0..m`.
+///
+/// - `candidates(levels, out)` fills `out` with the unassigned items
+///   allowed at the next level, in the order to try them (`levels[x]` is
+///   `Some(rank)` for the items assigned so far, `None` for the others);
+/// - `passes(x, levels)` tests item `x` at the level in `levels[x]`, every
+///   `None` item being above it.
+///
+/// Returns the rank of every item, or `None` when some level has no
+/// candidate that passes. At most `m(m+1)/2` tests.
+pub fn audsley(
+    m: usize,
+    mut candidates: impl FnMut(&[Option<u32>], &mut Vec<usize>),
+    mut passes: impl FnMut(usize, &[Option<u32>]) -> bool,
 ) -> Option<Vec<u32>> {
-    let n = ctx.p.len();
-    let m = gpu.len();
-    let mut g = gprio.to_vec();
-    for &i in gpu {
-        g[i] = UNASSIGNED;
-    }
-    let st = vec![St::Pending; n];
-    // With all tasks Pending the segment-open times depend only on the
-    // response values used (D or the estimates), not on the GPU priorities:
-    // compute them once.
-    let holds: Vec<Time> = {
-        let view = View {
-            deadline_mode: est.is_none(),
-            st: &st,
-            gprio: &g,
-            ahead: est,
-            holds: None,
-        };
-        let mut deps = Deps::default();
-        (0..n)
-            .map(|k| {
-                if ctx.p[k].rt && ctx.p[k].gpu() {
-                    hold(ctx, &view, k, &mut deps)
-                } else {
-                    0
-                }
-            })
-            .collect()
-    };
-    let mut candidates = Vec::with_capacity(m);
+    let mut levels: Vec<Option<u32>> = vec![None; m];
+    let mut cand = Vec::with_capacity(m);
     for level in 1..=m as u32 {
-        candidates.clear();
-        for &c in gpu {
-            if g[c] != UNASSIGNED {
-                continue;
-            }
-            let lowest = gpu.iter().all(|&o| {
-                o == c
-                    || g[o] != UNASSIGNED
-                    || ctx.p[o].cpu != ctx.p[c].cpu
-                    || ctx.p[o].prio >= ctx.p[c].prio
-            });
-            if lowest {
-                candidates.push(c);
-            }
-        }
-        candidates.sort_by(|&a, &b| ctx.p[a].prio.cmp(&ctx.p[b].prio).then(a.cmp(&b)));
-        let mut chosen = None;
-        for &c in &candidates {
-            g[c] = level;
-            let view = View {
-                deadline_mode: est.is_none(),
-                st: &st,
-                gprio: &g,
-                ahead: est,
-                holds: Some(&holds),
-            };
-            let mut deps = Deps::default();
-            let own = build(ctx, &view, c, terms, &mut deps);
-            if fixed_point(own, terms, ctx.p[c].deadline).is_some() {
-                chosen = Some(c);
+        cand.clear();
+        candidates(&levels, &mut cand);
+        let mut chosen = false;
+        for &x in &cand {
+            debug_assert!(levels[x].is_none(), "candidate {x} already assigned");
+            levels[x] = Some(level);
+            if passes(x, &levels) {
+                chosen = true;
                 break;
             }
-            g[c] = UNASSIGNED;
+            levels[x] = None;
         }
-        chosen?;
-    }
-    // Map ranks 1..=m to values: reuse the sorted original GPU priorities
-    // of the GPU-using tasks when they are distinct (so the printed values
-    // look like the file's), else keep the ranks.
-    let mut orig: Vec<u32> = gpu.iter().map(|&i| gprio[i]).collect();
-    orig.sort_unstable();
-    let distinct = orig.windows(2).all(|w| w[0] < w[1]);
-    if distinct {
-        for &i in gpu {
-            g[i] = orig[(g[i] - 1) as usize];
+        if !chosen {
+            return None;
         }
     }
-    Some(g)
+    Some(levels.into_iter().map(|l| l.unwrap_or(0)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::audsley;
+
+    #[test]
+    fn fills_levels_from_the_lowest_with_the_first_passing_candidate() {
+        // Item x passes at rank r iff r >= need[x] (a higher rank is easier).
+        // Level 1: 0 fails, 1 passes; level 2: 0 fails, 2 passes; level 3:
+        // 0 passes. Five tests.
+        let need = [3u32, 1, 2];
+        let mut tests = 0;
+        let r = audsley(
+            3,
+            |levels, out| out.extend((0..3).filter(|&x| levels[x].is_none())),
+            |x, levels| {
+                tests += 1;
+                levels[x].unwrap() >= need[x]
+            },
+        );
+        assert_eq!(r, Some(vec![3, 1, 2]));
+        assert_eq!(tests, 5);
+    }
+
+    #[test]
+    fn no_candidate_passing_a_level_fails() {
+        let r = audsley(
+            2,
+            |levels, out| out.extend((0..2).filter(|&x| levels[x].is_none())),
+            |x, levels| levels[x].unwrap() <= 1 && x == 0,
+        );
+        assert_eq!(r, None);
+    }
 }

@@ -13,16 +13,18 @@
 //! the thread count, the evaluation order, `-n`, or which other points or
 //! sweeps run.
 
+use crate::analyze::{is_schedulable, Config, GpuPolicy, WaitMode};
 use crate::generate::{derive_seed, fnv1a, generate_into, GenParams, Range, Scratch};
 use crate::model::{Platform, Taskset};
-use crate::rta::{is_schedulable, Config, Policy, WaitMode};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// One curve of a plot: a named analysis configuration.
 #[derive(Debug, Clone)]
 pub struct Series {
-    /// Name used in the CSV and the legend, e.g. `gcaps_busy`.
+    /// Name used in the CSV and the legend, e.g. `gcaps_busy_gpa`. One name
+    /// means one configuration in every sweep: `_gpa` with the GPU priority
+    /// assignment fallback, `_no_gpa` without.
     pub name: &'static str,
     /// The analysis run on every taskset.
     pub config: Config,
@@ -31,7 +33,7 @@ pub struct Series {
 impl Series {
     /// A series for `policy` under `mode`, with or without the GPU priority
     /// assignment fallback of Sec. 5.3 / 6.4.
-    pub fn new(name: &'static str, policy: Policy, mode: WaitMode, gpa: bool) -> Self {
+    pub fn new(name: &'static str, policy: GpuPolicy, mode: WaitMode, gpa: bool) -> Self {
         Series {
             name,
             config: Config {
@@ -55,20 +57,35 @@ impl Series {
 /// analysis supports them.
 pub fn fig8_series() -> Vec<Series> {
     vec![
-        Series::new("tsg_rr_busy", Policy::TsgRr, WaitMode::Busy, false),
-        Series::new("tsg_rr_suspend", Policy::TsgRr, WaitMode::Suspend, false),
-        Series::new("gcaps_busy", Policy::Gcaps, WaitMode::Busy, true),
-        Series::new("gcaps_suspend", Policy::Gcaps, WaitMode::Suspend, true),
+        Series::new("tsg_rr_busy", GpuPolicy::TsgRr, WaitMode::Busy, false),
+        Series::new("tsg_rr_suspend", GpuPolicy::TsgRr, WaitMode::Suspend, false),
+        Series::new("gcaps_busy_gpa", GpuPolicy::Gcaps, WaitMode::Busy, true),
+        Series::new(
+            "gcaps_suspend_gpa",
+            GpuPolicy::Gcaps,
+            WaitMode::Suspend,
+            true,
+        ),
     ]
 }
 
 /// The Fig. 9 comparison: GCAPS with and without GPU priority assignment.
 pub fn fig9_series() -> Vec<Series> {
     vec![
-        Series::new("gcaps_busy", Policy::Gcaps, WaitMode::Busy, false),
-        Series::new("gcaps_busy_gpa", Policy::Gcaps, WaitMode::Busy, true),
-        Series::new("gcaps_suspend", Policy::Gcaps, WaitMode::Suspend, false),
-        Series::new("gcaps_suspend_gpa", Policy::Gcaps, WaitMode::Suspend, true),
+        Series::new("gcaps_busy_no_gpa", GpuPolicy::Gcaps, WaitMode::Busy, false),
+        Series::new("gcaps_busy_gpa", GpuPolicy::Gcaps, WaitMode::Busy, true),
+        Series::new(
+            "gcaps_suspend_no_gpa",
+            GpuPolicy::Gcaps,
+            WaitMode::Suspend,
+            false,
+        ),
+        Series::new(
+            "gcaps_suspend_gpa",
+            GpuPolicy::Gcaps,
+            WaitMode::Suspend,
+            true,
+        ),
     ]
 }
 
@@ -124,7 +141,8 @@ pub struct Sweep {
     /// Name that keys the taskset seeds. Sweeps with the same key and the
     /// same parameter see identical tasksets at equal x (Fig. 9 reuses the
     /// tasksets of the utilisation sweep, so `gcaps_busy_gpa` there equals
-    /// `gcaps_busy` of Fig. 8b).
+    /// `gcaps_busy_gpa` of Fig. 8b: a series name always means one
+    /// analysis configuration).
     pub seed_key: &'static str,
 }
 

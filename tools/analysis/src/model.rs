@@ -2,7 +2,7 @@
 //!
 //! All times are integer nanoseconds ([`Time`]) so that fixed-point
 //! iterations terminate and ceilings are exact. The taskset file uses
-//! milliseconds; [`crate::parse`] converts.
+//! milliseconds; [`crate::taskset_file`] converts.
 
 /// Time in integer nanoseconds.
 pub type Time = u64;

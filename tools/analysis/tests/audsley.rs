@@ -1,6 +1,6 @@
 //! GPU priority assignment (Sec. 5.3 / 6.4).
 
-use gcaps_analysis::{analyze, is_schedulable, parse_taskset, Config, Format, Policy, WaitMode};
+use gcaps_analysis::{analyze, is_schedulable, parse_taskset, Config, Format, GpuPolicy, WaitMode};
 
 const AB: &str = r#"
 [platform]
@@ -30,7 +30,7 @@ segments = [{cpu = 10.0}, {gpu = {misc = 1.0, exec = 60.0}}, {cpu = 10.0}]
 
 fn cfg(mode: WaitMode, gpa: bool) -> Config {
     Config {
-        policy: Policy::Gcaps,
+        policy: GpuPolicy::Gcaps,
         mode,
         gpu_priority_assignment: gpa,
     }

@@ -329,3 +329,19 @@ fn generate_seeded_like(
 ) -> gcaps_analysis::model::Taskset {
     generate(p, sweep.taskset_seed(1, x, k)).unwrap()
 }
+
+#[test]
+fn a_series_name_means_one_configuration_in_every_sweep() {
+    // Fig. 8 and Fig. 9 once both had a `gcaps_busy` series, one with and
+    // one without the GPU priority assignment.
+    use gcaps_analysis::experiment::sweeps;
+    let mut seen: std::collections::HashMap<&str, gcaps_analysis::Config> = Default::default();
+    for sw in sweeps() {
+        for s in &sw.series {
+            if let Some(prev) = seen.insert(s.name, s.config) {
+                assert_eq!(prev, s.config, "series {} differs in {}", s.name, sw.name);
+            }
+        }
+    }
+    assert!(seen.contains_key("gcaps_busy_gpa") && seen.contains_key("gcaps_busy_no_gpa"));
+}

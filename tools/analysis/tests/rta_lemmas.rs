@@ -2,7 +2,7 @@
 //! comments; D-numbers refer to the departures in docs/analysis.md).
 
 use gcaps_analysis::model::{GpuSegment, Platform, Segment, Task, Taskset, Time};
-use gcaps_analysis::{analyze, is_schedulable, Config, Policy, WaitMode};
+use gcaps_analysis::{analyze, is_schedulable, Config, GpuPolicy, WaitMode};
 
 const US: Time = 1_000; // 1 microsecond in ns
 fn ms(x: f64) -> Time {
@@ -39,7 +39,7 @@ fn ts(eps: f64, theta: f64, l: f64, tasks: Vec<Task>) -> Taskset {
         tasks,
     }
 }
-fn cfg(policy: Policy, mode: WaitMode) -> Config {
+fn cfg(policy: GpuPolicy, mode: WaitMode) -> Config {
     Config {
         policy,
         mode,
@@ -51,11 +51,11 @@ fn wcrt(t: &Taskset, c: Config, name: &str) -> Option<Time> {
     assert_eq!(r.schedulable, is_schedulable(t, &c), "fast path disagrees");
     r.tasks.iter().find(|x| x.name == name).unwrap().wcrt
 }
-const ALL: [(Policy, WaitMode); 4] = [
-    (Policy::TsgRr, WaitMode::Busy),
-    (Policy::TsgRr, WaitMode::Suspend),
-    (Policy::Gcaps, WaitMode::Busy),
-    (Policy::Gcaps, WaitMode::Suspend),
+const ALL: [(GpuPolicy, WaitMode); 4] = [
+    (GpuPolicy::TsgRr, WaitMode::Busy),
+    (GpuPolicy::TsgRr, WaitMode::Suspend),
+    (GpuPolicy::Gcaps, WaitMode::Busy),
+    (GpuPolicy::Gcaps, WaitMode::Suspend),
 ];
 
 // ---------------- TSG round-robin (Sec. 6.2) ----------------
@@ -81,7 +81,7 @@ fn lemma1_interleaving_counts_switch_back_d2() {
         ],
     );
     for mode in [WaitMode::Busy, WaitMode::Suspend] {
-        assert_eq!(wcrt(&t, cfg(Policy::TsgRr, mode), "A"), Some(ms(8.6)));
+        assert_eq!(wcrt(&t, cfg(GpuPolicy::TsgRr, mode), "A"), Some(ms(8.6)));
     }
 }
 
@@ -106,10 +106,13 @@ fn lemma1_best_effort_counts_in_nu() {
         ],
     );
     assert_eq!(
-        wcrt(&t, cfg(Policy::TsgRr, WaitMode::Suspend), "A"),
+        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "A"),
         Some(ms(11.9))
     );
-    assert_eq!(wcrt(&t, cfg(Policy::TsgRr, WaitMode::Suspend), "BE"), None);
+    assert_eq!(
+        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "BE"),
+        None
+    );
 }
 
 #[test]
@@ -126,11 +129,11 @@ fn lemma7_suspend_cpu_preemption_with_jitter() {
         ],
     );
     assert_eq!(
-        wcrt(&t, cfg(Policy::TsgRr, WaitMode::Suspend), "h"),
+        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "h"),
         Some(ms(6.0))
     );
     assert_eq!(
-        wcrt(&t, cfg(Policy::TsgRr, WaitMode::Suspend), "i"),
+        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "i"),
         Some(ms(8.0))
     );
 }
@@ -149,7 +152,7 @@ fn lemma4_5_busy_indirect_delay() {
         ],
     );
     assert_eq!(
-        wcrt(&t, cfg(Policy::TsgRr, WaitMode::Busy), "i"),
+        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Busy), "i"),
         Some(ms(11.0))
     );
     // Remote k joins the GPU: h needs 3 rounds; per round for i's analysis:
@@ -158,11 +161,11 @@ fn lemma4_5_busy_indirect_delay() {
     t.tasks
         .push(task("k", 1, Some(3), 100.0, vec![gpu(0.0, 1.0)]));
     assert_eq!(
-        wcrt(&t, cfg(Policy::TsgRr, WaitMode::Busy), "h"),
+        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Busy), "h"),
         Some(ms(9.6))
     );
     assert_eq!(
-        wcrt(&t, cfg(Policy::TsgRr, WaitMode::Busy), "i"),
+        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Busy), "i"),
         Some(ms(14.6))
     );
 }
@@ -187,11 +190,11 @@ fn gcaps_own_updates_and_blocking_d1_d6() {
         )],
     );
     assert_eq!(
-        wcrt(&t, cfg(Policy::Gcaps, WaitMode::Busy), "A"),
+        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "A"),
         Some(ms(9.5))
     );
     assert_eq!(
-        wcrt(&t, cfg(Policy::Gcaps, WaitMode::Suspend), "A"),
+        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Suspend), "A"),
         Some(ms(10.0))
     );
 }
@@ -206,14 +209,14 @@ fn lemma8_cpu_only_release_blocking() {
         vec![task("A", 0, Some(5), 100.0, vec![cpu(5.0)])],
     );
     for (p, m) in [
-        (Policy::Gcaps, WaitMode::Busy),
-        (Policy::Gcaps, WaitMode::Suspend),
+        (GpuPolicy::Gcaps, WaitMode::Busy),
+        (GpuPolicy::Gcaps, WaitMode::Suspend),
     ] {
         assert_eq!(wcrt(&t, cfg(p, m), "A"), Some(ms(5.5)));
     }
     // Lemma 3: no blocking under tsg-rr.
     assert_eq!(
-        wcrt(&t, cfg(Policy::TsgRr, WaitMode::Busy), "A"),
+        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Busy), "A"),
         Some(ms(5.0))
     );
 }
@@ -233,13 +236,13 @@ fn gcaps_busy_cpu_only_charged_hpp_busy_wait_d3() {
         ],
     );
     assert_eq!(
-        wcrt(&t, cfg(Policy::Gcaps, WaitMode::Busy), "i"),
+        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "i"),
         Some(ms(12.5))
     );
     // Suspending: h only costs C + G^m + 2 eps = 3 with jitter
     // R_h - 3 = 8 - 3 = 5 (R_h = 5 + 1 + 4 * 0.5 = 8): R_i = 5.5 + 3 = 8.5.
     assert_eq!(
-        wcrt(&t, cfg(Policy::Gcaps, WaitMode::Suspend), "i"),
+        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Suspend), "i"),
         Some(ms(8.5))
     );
 }
@@ -260,13 +263,13 @@ fn lemma11_remote_delays_cpu_only_via_hpp_d5() {
             task("k", 1, Some(3), 40.0, vec![gpu(0.5, 2.0)]),
         ],
     );
-    let c = cfg(Policy::Gcaps, WaitMode::Busy);
+    let c = cfg(GpuPolicy::Gcaps, WaitMode::Busy);
     assert_eq!(wcrt(&t, c, "k"), Some(ms(5.0)));
     assert_eq!(wcrt(&t, c, "h"), Some(ms(11.5)));
     assert_eq!(wcrt(&t, c, "i"), Some(ms(16.5)));
     // Self-suspending: no indirect delay (Lemma 14): i as before, 8.5.
     assert_eq!(
-        wcrt(&t, cfg(Policy::Gcaps, WaitMode::Suspend), "i"),
+        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Suspend), "i"),
         Some(ms(8.5))
     );
 }
@@ -285,13 +288,13 @@ fn lemma13_15_suspend_same_core_gpu_preemption() {
             task("i", 0, Some(1), 100.0, vec![cpu(1.0), gpu(1.0, 2.0)]),
         ],
     );
-    let c = cfg(Policy::Gcaps, WaitMode::Suspend);
+    let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
     assert_eq!(wcrt(&t, c, "h"), Some(ms(8.0)));
     assert_eq!(wcrt(&t, c, "i"), Some(ms(14.0)));
     // Busy (Lemma 10 first term + 12): h costs 1 + 1 + 3 + 4 eps = 7;
     // own 4 + 1 + 1.5 = 6.5 -> 13.5.
     assert_eq!(
-        wcrt(&t, cfg(Policy::Gcaps, WaitMode::Busy), "i"),
+        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "i"),
         Some(ms(13.5))
     );
 }
@@ -312,7 +315,7 @@ fn lemma10_remote_hold_includes_cpu_preemption_d4() {
         ],
     );
     for mode in [WaitMode::Busy, WaitMode::Suspend] {
-        let c = cfg(Policy::Gcaps, mode);
+        let c = cfg(GpuPolicy::Gcaps, mode);
         assert_eq!(wcrt(&t, c, "k"), Some(ms(7.0)));
         assert_eq!(wcrt(&t, c, "i"), Some(ms(8.5)));
     }
@@ -333,7 +336,7 @@ fn gcaps_equal_priorities_interfere_both_ways() {
             task("b", 1, Some(5), 10.0, vec![gpu(0.0, 2.0)]),
         ],
     );
-    let c = cfg(Policy::Gcaps, WaitMode::Suspend);
+    let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
     assert_eq!(wcrt(&t, c, "a"), Some(ms(4.0)));
     assert_eq!(wcrt(&t, c, "b"), Some(ms(4.0)));
 }
@@ -370,7 +373,7 @@ fn separate_gpu_priorities_least_fixed_point_d11() {
             ),
         ],
     );
-    let c = cfg(Policy::Gcaps, WaitMode::Suspend);
+    let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
     assert_eq!(wcrt(&t, c, "b"), Some(ms(51.0)));
     assert_eq!(wcrt(&t, c, "c"), Some(ms(162.4)));
     assert!(analyze(&t, &c).schedulable);
@@ -391,7 +394,7 @@ fn suspend_same_core_cpu_and_gpu_parts_share_one_jitter_d10() {
             task("i", 0, Some(1), 100.0, vec![cpu(1.0), gpu(1.0, 2.0)]),
         ],
     );
-    let c = cfg(Policy::Gcaps, WaitMode::Suspend);
+    let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
     assert_eq!(wcrt(&t, c, "h"), Some(ms(8.0)));
     assert_eq!(wcrt(&t, c, "i"), Some(ms(14.0)));
 }
@@ -412,8 +415,8 @@ fn gcaps_best_effort_does_not_change_rt_bounds() {
         .tasks
         .push(task("be", 0, None, 30.0, vec![cpu(5.0), gpu(1.0, 20.0)]));
     for (p, m) in [
-        (Policy::Gcaps, WaitMode::Busy),
-        (Policy::Gcaps, WaitMode::Suspend),
+        (GpuPolicy::Gcaps, WaitMode::Busy),
+        (GpuPolicy::Gcaps, WaitMode::Suspend),
     ] {
         for n in ["h", "i"] {
             assert_eq!(wcrt(&base, cfg(p, m), n), wcrt(&with_be, cfg(p, m), n));
@@ -422,8 +425,8 @@ fn gcaps_best_effort_does_not_change_rt_bounds() {
     }
     // ... but under tsg-rr the best-effort process is time-sliced with i.
     assert!(
-        wcrt(&with_be, cfg(Policy::TsgRr, WaitMode::Suspend), "i")
-            > wcrt(&base, cfg(Policy::TsgRr, WaitMode::Suspend), "i")
+        wcrt(&with_be, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "i")
+            > wcrt(&base, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "i")
     );
 }
 
@@ -475,7 +478,7 @@ fn all_four_combinations_on_a_small_set() {
         assert!(r.schedulable, "{p:?} {m:?}");
         assert!(r.tasks[1].wcrt.unwrap() >= ms(10.0));
     }
-    for p in [Policy::TsgRr, Policy::Gcaps] {
+    for p in [GpuPolicy::TsgRr, GpuPolicy::Gcaps] {
         assert!(wcrt(&t, cfg(p, WaitMode::Busy), "i") >= wcrt(&t, cfg(p, WaitMode::Suspend), "i"));
     }
 }

@@ -3,7 +3,8 @@
 //! or usage.
 
 use gcaps_analysis::model::{Taskset, Time, NS_PER_MS};
-use gcaps_analysis::{analyze, parse_taskset, Config, Format, Policy, Report, WaitMode};
+use gcaps_analysis::taskset_file::escape_text;
+use gcaps_analysis::{analyze, parse_taskset, Config, Format, GpuPolicy, Report, WaitMode};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,7 +37,8 @@ enum OutputFormat {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum InputFormat {
-    /// From the file extension (.json is JSON, anything else TOML).
+    /// From the file name (.json, .toml), else from the content (`{` first:
+    /// JSON), also for standard input.
     Auto,
     /// TOML.
     Toml,
@@ -91,14 +93,17 @@ fn load(args: &Args) -> Result<Taskset, String> {
             let mut s = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
                 .map_err(|e| format!("<stdin>: cannot read: {e}"))?;
-            (s, "<stdin>".to_string(), Format::Toml)
+            let format = Format::detect(None, &s);
+            (s, "<stdin>".to_string(), format)
         }
         Some(p) => {
             let origin = p.display().to_string();
-            let bytes = std::fs::read(p).map_err(|e| format!("{origin}: cannot read: {e}"))?;
+            let shown = escape_text(&origin);
+            let bytes = std::fs::read(p).map_err(|e| format!("{shown}: cannot read: {e}"))?;
             let text =
-                String::from_utf8(bytes).map_err(|e| format!("{origin}: not UTF-8 text: {e}"))?;
-            (text, origin, Format::from_path(p))
+                String::from_utf8(bytes).map_err(|e| format!("{shown}: not UTF-8 text: {e}"))?;
+            let format = Format::detect(Some(p), &text);
+            (text, origin, format)
         }
     };
     let format = match args.input_format {
@@ -109,10 +114,10 @@ fn load(args: &Args) -> Result<Taskset, String> {
     parse_taskset(&text, &origin, format).map_err(|e| e.to_string())
 }
 
-fn policy_name(p: Policy) -> &'static str {
+fn policy_name(p: GpuPolicy) -> &'static str {
     match p {
-        Policy::TsgRr => "tsg-rr",
-        Policy::Gcaps => "gcaps",
+        GpuPolicy::TsgRr => "tsg-rr",
+        GpuPolicy::Gcaps => "gcaps",
     }
 }
 
@@ -238,8 +243,8 @@ pub fn run(args: Args) -> ExitCode {
     };
     let cfg = Config {
         policy: match args.policy {
-            PolicyArg::TsgRr => Policy::TsgRr,
-            PolicyArg::Gcaps => Policy::Gcaps,
+            PolicyArg::TsgRr => GpuPolicy::TsgRr,
+            PolicyArg::Gcaps => GpuPolicy::Gcaps,
         },
         mode: match args.mode {
             ModeArg::Busy => WaitMode::Busy,
@@ -247,7 +252,7 @@ pub fn run(args: Args) -> ExitCode {
         },
         gpu_priority_assignment: args.gpu_priority_assignment,
     };
-    if cfg.gpu_priority_assignment && cfg.policy == Policy::TsgRr {
+    if cfg.gpu_priority_assignment && cfg.policy == GpuPolicy::TsgRr {
         eprintln!(
             "gcaps analyze: note: --gpu-priority-assignment has no effect with --policy tsg-rr (no GPU priorities)"
         );

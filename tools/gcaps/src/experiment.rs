@@ -6,6 +6,7 @@ use gcaps_analysis::experiment::{
     format_x, select, sweep_names, to_csv, PointResult, Sweep, Worker,
 };
 use gcaps_analysis::generate::GenParams;
+use gcaps_analysis::taskset_file::escape_text;
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
@@ -45,7 +46,8 @@ pub struct Args {
 }
 
 fn fail(msg: &str) -> ExitCode {
-    eprintln!("gcaps experiment: error: {msg}");
+    // Messages echo user text (sweep names, paths): one escaped line.
+    eprintln!("gcaps experiment: error: {}", escape_text(msg));
     ExitCode::from(2)
 }
 

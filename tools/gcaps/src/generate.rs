@@ -2,7 +2,8 @@
 
 use gcaps_analysis::generate::{generate, taskset_seed, GenParams, Range};
 use gcaps_analysis::model::{Time, NS_PER_MS};
-use gcaps_analysis::parse;
+use gcaps_analysis::taskset_file;
+use gcaps_analysis::taskset_file::escape_text;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::str::FromStr;
@@ -198,7 +199,8 @@ pub struct Args {
 }
 
 fn fail(msg: &str) -> ExitCode {
-    eprintln!("gcaps generate: error: {msg}");
+    // Messages echo user text (sweep names, paths): one escaped line.
+    eprintln!("gcaps generate: error: {}", escape_text(msg));
     ExitCode::from(2)
 }
 
@@ -223,7 +225,7 @@ pub fn run(args: Args) -> ExitCode {
             Ok(ts) => ts,
             Err(e) => return fail(&e.to_string()),
         };
-        if let Err(e) = parse::validate(&ts) {
+        if let Err(e) = taskset_file::validate(&ts) {
             // A generator bug, not a user error; still report it clearly.
             return fail(&format!("generated taskset {k} does not validate: {e}"));
         }
@@ -231,9 +233,9 @@ pub fn run(args: Args) -> ExitCode {
             Format::Toml => format!(
                 "# gcaps generate --seed {} (taskset {k})\n{}",
                 args.seed,
-                parse::to_toml(&ts)
+                taskset_file::to_toml(&ts)
             ),
-            Format::Json => parse::to_json(&ts),
+            Format::Json => taskset_file::to_json(&ts),
         };
         match &args.out {
             None => {

@@ -235,3 +235,148 @@ fn closed_stdout_is_not_a_panic() {
         );
     }
 }
+
+/// `gcaps generate --format json | gcaps analyze -`: standard input was
+/// always read as TOML.
+#[test]
+fn stdin_json_is_detected() {
+    let json = gcaps()
+        .args(["generate", "--seed", "1", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(json.status.code(), Some(0));
+    let out = gcaps()
+        .args(["analyze", "-"])
+        .write_stdin(json.stdout.clone())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{err}");
+    // The same taskset as TOML gives the same report.
+    let toml = gcaps().args(["generate", "--seed", "1"]).output().unwrap();
+    let out_toml = gcaps()
+        .args(["analyze", "-"])
+        .write_stdin(toml.stdout)
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, out_toml.stdout);
+    // An explicit --input-format wins over the detection.
+    let forced = gcaps()
+        .args(["analyze", "-", "--input-format", "toml"])
+        .write_stdin(json.stdout)
+        .output()
+        .unwrap();
+    assert_eq!(forced.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&forced.stderr).contains("<stdin>:1:1: syntax error"));
+}
+
+/// A file whose name does not end in `.json` or `.toml` is detected from
+/// its content.
+#[test]
+fn json_content_without_json_extension_is_detected() {
+    let ts = gcaps_analysis::parse_taskset(GOOD, "g", gcaps_analysis::Format::Toml).unwrap();
+    let f = file(&gcaps_analysis::to_json(&ts), ".taskset");
+    gcaps().arg("analyze").arg(f.path()).assert().code(0);
+}
+
+/// File names are user text too: escaped, one line.
+#[test]
+fn unreadable_file_name_is_escaped() {
+    let out = gcaps()
+        .args(["analyze", "/nonexistent/a\nb\u{1b}[31m.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(!err.trim_end().chars().any(char::is_control), "{err:?}");
+    assert!(err.contains("a\\nb\\u{1b}[31m.toml"), "{err:?}");
+}
+
+/// The README's examples are what the tool prints.
+mod readme {
+    use super::gcaps;
+
+    const README: &str = include_str!("../../../README.md");
+
+    /// The fenced block that follows the first line containing `marker`.
+    fn block_after(marker: &str) -> String {
+        let start = README.find(marker).unwrap_or_else(|| panic!("{marker}"));
+        let rest = &README[start..];
+        let open = rest.find("```").unwrap();
+        let body = &rest[open..];
+        let body = &body[body.find('\n').unwrap() + 1..];
+        body[..body.find("```").unwrap()].to_string()
+    }
+
+    #[test]
+    fn analyze_table_is_what_make_analyze_prints() {
+        let out = gcaps().arg("analyze").output().unwrap();
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            block_after("Example\n(`make analyze`")
+        );
+    }
+
+    #[test]
+    fn json_example_is_the_start_of_what_the_tool_prints() {
+        let block = block_after("`--format json` prints");
+        let (head, tail) = block.split_once("...\n").expect("the block ends in ...");
+        assert_eq!(tail, "");
+        let out = gcaps()
+            .args(["analyze", "--format", "json"])
+            .output()
+            .unwrap();
+        let out = String::from_utf8(out.stdout).unwrap();
+        assert!(out.starts_with(head), "README:\n{head}\ntool:\n{out}");
+    }
+
+    #[test]
+    fn format_example_parses_and_error_example_is_exact() {
+        let toml = block_after("### Taskset file format");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("good.toml"), &toml).unwrap();
+        gcaps()
+            .current_dir(dir.path())
+            .args(["analyze", "good.toml"])
+            .assert()
+            .code(0);
+        std::fs::write(
+            dir.path().join("bad.toml"),
+            toml.replace("deadline = 100.0", "deadline = 120.0"),
+        )
+        .unwrap();
+        let out = gcaps()
+            .current_dir(dir.path())
+            .args(["analyze", "bad.toml"])
+            .output()
+            .unwrap();
+        let block = block_after("with one message naming the file");
+        assert_eq!(
+            format!(
+                "$ gcaps analyze bad.toml\n{}",
+                String::from_utf8(out.stderr).unwrap()
+            ),
+            block
+        );
+    }
+}
+
+/// Clap echoes bad values raw over several lines: usage errors are one
+/// line with the user's text escaped.
+#[test]
+fn usage_error_is_one_escaped_line() {
+    let out = gcaps()
+        .args(["analyze", "--policy", "x\ny"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(!err.trim_end().chars().any(char::is_control), "{err:?}");
+    assert!(
+        err.starts_with("gcaps: error: invalid value 'x\\ny' for '--policy <POLICY>'"),
+        "{err:?}"
+    );
+    assert!(err.contains("[possible values: tsg-rr, gcaps]"), "{err:?}");
+}

@@ -81,8 +81,8 @@ fn tiny_run_writes_csv_and_svg() {
     let series = [
         "tsg_rr_busy",
         "tsg_rr_suspend",
-        "gcaps_busy",
-        "gcaps_suspend",
+        "gcaps_busy_gpa",
+        "gcaps_suspend_gpa",
     ];
     for (k, r) in rows.iter().enumerate() {
         assert_eq!(r.len(), 6);
@@ -141,17 +141,17 @@ fn fig9_shares_tasksets_with_the_utilisation_sweep() {
     let gain = dir.path().join("gpu-priority-gain.csv");
     // Fig. 8 gcaps curves use GPU priority assignment.
     assert_eq!(
-        csv_counts(&util, "gcaps_busy"),
+        csv_counts(&util, "gcaps_busy_gpa"),
         csv_counts(&gain, "gcaps_busy_gpa")
     );
     assert_eq!(
-        csv_counts(&util, "gcaps_suspend"),
+        csv_counts(&util, "gcaps_suspend_gpa"),
         csv_counts(&gain, "gcaps_suspend_gpa")
     );
     // The assignment is only tried when RM priorities fail: never worse.
     for (mode, gpa) in [
-        ("gcaps_busy", "gcaps_busy_gpa"),
-        ("gcaps_suspend", "gcaps_suspend_gpa"),
+        ("gcaps_busy_no_gpa", "gcaps_busy_gpa"),
+        ("gcaps_suspend_no_gpa", "gcaps_suspend_gpa"),
     ] {
         for ((x, a), (_, b)) in csv_counts(&gain, mode).iter().zip(csv_counts(&gain, gpa)) {
             assert!(b >= *a, "{gpa} < {mode} at x = {x}");
@@ -170,4 +170,26 @@ fn unknown_sweep_exits_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown sweep `nope`; expected one of"));
+}
+
+#[test]
+fn unknown_sweep_name_is_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("gcaps")
+        .unwrap()
+        .args([
+            "experiment",
+            "--sweep",
+            "x\n\u{1b}[31my",
+            "-n",
+            "1",
+            "--out",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(err.contains("unknown sweep `x\\n\\u{1b}[31my`"), "{err:?}");
 }

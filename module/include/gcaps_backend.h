@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * gcaps backend contract: what a GPU driver implements so that gcaps.ko decides which TSGs are
+ * on its runlist. Implemented by the nvgpu patch on a Jetson (../shared/facts/
+ * nvgpu-hook-points.md, Sec. 7) and by gcaps_simgpu.ko, the emulated GPU of the test VM.
+ *
+ * Principles
+ *  - The driver is the single writer of runlist memory and registers. It builds every runlist
+ *    itself (its own entry encoder, its own TSG and channel state), on every path (gcaps's
+ *    request, TSG open/close, parameter setters, resume, recovery), and filters TSGs through
+ *    gcaps's published eligible set. There is no copy of "what is on the hardware" anywhere.
+ *  - gcaps never needs the driver's runlist lock to publish a decision, and the driver never
+ *    needs gcaps's update lock (an rt_mutex) to build a runlist: the eligible set is published
+ *    as a seqcount-protected snapshot (calls->eligible()).
+ *  - Neither module depends on the other's symbols at load time. gcaps.ko exports exactly one
+ *    symbol, gcaps_backend_register(); the driver looks it up with symbol_get() when it loads
+ *    and, if gcaps is not loaded yet, again when gcaps comes up (module notifier), calls it,
+ *    and drops the symbol reference at once (symbol_put). Every other call into gcaps goes
+ *    through the function table gcaps returns (struct gcaps_be_calls), valid until unbinding.
+ *    Without gcaps the driver schedules every TSG (stock round robin). Either module can be
+ *    unloaded and reloaded while the other stays loaded (see "Unbinding").
+ *
+ * Lock order (documented in docs/module.md):
+ *    gcaps update lock (rt_mutex)  ->  driver runlist lock  ->  gcaps event spinlock
+ *                                                          ->  snapshot seqcount (read)
+ *  gcaps calls ->resubmit() holding its update lock; the driver calls the calls->* functions
+ *  in any process context, also while holding its runlist lock (they take only a spinlock or
+ *  read a seqcount; they never sleep and never take the update lock).
+ *
+ * Unbinding
+ *  - Driver unload: the driver calls calls->unregister(be) (may sleep; takes gcaps's update
+ *    lock, so never with the runlist lock held). After it returns gcaps makes no more calls
+ *    into the driver, the handle is freed, and the driver must not use `calls` again.
+ *  - gcaps unload: gcaps calls ops->detach(drv) holding its update lock. The driver stops
+ *    calling into gcaps (it must wait for calls in flight, e.g. with SRCU or its runlist lock),
+ *    forgets `calls` and the handle, and rebuilds and submits its runlist with every TSG
+ *    (stock behaviour) before returning. gcaps then frees the handle. The two paths race
+ *    safely: whichever takes gcaps's update lock first unbinds; the other finds nothing to do.
+ */
+#ifndef _GCAPS_BACKEND_H
+#define _GCAPS_BACKEND_H
+
+#include <linux/types.h>
+
+#define GCAPS_BACKEND_ABI	1
+/* TSG ids a backend may use: 0 .. GCAPS_BE_MAX_TSGS - 1 (the policy crate's capacity). */
+#define GCAPS_BE_MAX_TSGS	1024
+
+struct gcaps_backend;	/* opaque handle owned by gcaps */
+
+/* A TSG as the driver describes it. */
+struct gcaps_be_tsg {
+	u32 tsgid;		/* < GCAPS_BE_MAX_TSGS */
+	pid_t tgid;		/* owner: current->tgid of the process that opened the TSG */
+	u64 owner_start;	/* owner's group leader start_boottime (ns): with tgid an identity
+				 * that is never reused while the system runs */
+	u32 timeslice_us;	/* the TSG's timeslice */
+	u32 num_channels;	/* channels bound and runnable (0: not on any runlist) */
+};
+
+/* The published decision: which TSGs may be on the runlist. */
+struct gcaps_be_eligible {
+	u64 generation;		/* increases on every change of the set */
+	bool all;		/* no real-time segment open: every TSG is eligible (stock) */
+	unsigned long bits[GCAPS_BE_MAX_TSGS / BITS_PER_LONG];	/* valid when !all */
+};
+
+struct gcaps_backend_ops {
+	const char *name;	/* shown by GCAPS_IOC_VERSION, e.g. "simgpu", "nvgpu-ga10b" */
+	u32 abi;		/* GCAPS_BACKEND_ABI */
+	/*
+	 * Rebuild the runlist from the driver's state filtered by calls->eligible(), submit it
+	 * and wait until the submit is no longer pending (bounded; the driver's timeout). Called by
+	 * gcaps in process context holding its update lock; may sleep. Returns 0, or -ETIMEDOUT
+	 * if the submit stayed pending and the driver ran its recovery, or another -errno if
+	 * nothing was submitted (e.g. GPU powered off: resume rebuilds anyway).
+	 */
+	int (*resubmit)(void *drv);
+	/* gcaps is unloading: see "Unbinding". Called holding gcaps's update lock; may sleep. */
+	void (*detach)(void *drv);
+};
+
+/* What the driver calls in gcaps, through the table gcaps_backend_register() returns. */
+struct gcaps_be_calls {
+	/* Unbind (driver unload). May sleep; never with the runlist lock held. */
+	void (*unregister)(struct gcaps_backend *be);
+	/* A TSG was created or changed (channels bound/unbound/runnable, timeslice). Never sleeps. */
+	void (*tsg_update)(struct gcaps_backend *be, const struct gcaps_be_tsg *tsg);
+	/* A TSG was released. Never sleeps. */
+	void (*tsg_release)(struct gcaps_backend *be, u32 tsgid);
+	/* The driver recovered (engines reset, runlist cleared): gcaps resubmits soon. Never sleeps. */
+	void (*recovered)(struct gcaps_backend *be);
+	/*
+	 * Copy the current decision (consistent: retried under a seqcount). Never sleeps. The driver
+	 * calls it once per runlist build, under its runlist lock, and lists exactly the TSGs that
+	 * are eligible (out->all, or their bit set) and runnable.
+	 */
+	void (*eligible)(struct gcaps_backend *be, struct gcaps_be_eligible *out);
+};
+
+/*
+ * Register a backend (the only symbol gcaps.ko exports). At most one backend is bound at a
+ * time: ERR_PTR(-EBUSY) otherwise; ERR_PTR(-EINVAL) on a bad ops table or ABI mismatch. On
+ * success *calls points to gcaps's table. The driver must report every existing TSG with
+ * calls->tsg_update() right after a successful registration.
+ */
+struct gcaps_backend *gcaps_backend_register(const struct gcaps_backend_ops *ops, void *drv,
+					     const struct gcaps_be_calls **calls);
+
+/*
+ * TSG events are recorded in a per-TSG table preallocated at registration (no allocation, no
+ * overflow) and applied by gcaps under its update lock (from a work item, or on the next
+ * begin/end), followed by a resubmit if the eligible set changed.
+ */
+
+#endif /* _GCAPS_BACKEND_H */

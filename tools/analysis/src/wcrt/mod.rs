@@ -1,0 +1,63 @@
+//! Worst-case response-time bounds of one *fixed* GPU priority assignment:
+//! the response-time analysis of Sec. 6 of the GCAPS paper, with the
+//! soundness fixes documented in `docs/analysis.md` (every departure from
+//! the printed equations is listed there, D1..Dn; the code cites them).
+//!
+//! This is the bottom layer of the analysis: it depends only on
+//! [`crate::model`]. The GPU priority search ([`crate::gpu_priorities`])
+//! and the user-facing [`crate::analyze()`] are built on it.
+//!
+//! Every bound has the shape of a classical fixed point
+//!
+//! ```text
+//! R = own_i + sum over interferers x of ceil((R + J_x) / T_x) * e_x
+//! ```
+//!
+//! where `own_i` is the task's own work plus blocking, and each interferer
+//! contributes a per-job demand `e_x` with a carry-in jitter `J_x`
+//! (`J_x = R_x - e_x`, or `D_x - e_x` under GPU priority assignment,
+//! Sec. 6.4). The terms are built once per task (no allocation inside the
+//! fixed point) and iterated until a fixed point or until `R > D`.
+//!
+//! Files: `context` (per-task quantities of a taskset), `view` (where
+//! the response times of other tasks come from, and the interference term),
+//! `tsg_rr` and `gcaps` (the terms of each GPU policy), `solve` (the
+//! fixed points and the passes over all tasks).
+
+mod context;
+mod gcaps;
+mod solve;
+mod tsg_rr;
+mod view;
+
+pub(crate) use context::Ctx;
+pub(crate) use gcaps::hold;
+pub(crate) use solve::{build, file_gprio, fixed_point, pass, Pass};
+pub(crate) use view::{Deps, St, Term, View};
+
+/// GPU scheduling policy analysed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GpuPolicy {
+    /// Default nvgpu TSG round-robin time slicing (Sec. 6.2).
+    TsgRr,
+    /// GCAPS priority-based preemptive GPU context scheduling (Sec. 6.3).
+    Gcaps,
+}
+
+/// How a task waits for its pure GPU work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WaitMode {
+    /// Busy-waiting: the task keeps its core during `G^e`.
+    Busy,
+    /// Self-suspending: the task releases its core during `G^e`.
+    Suspend,
+}
+
+#[inline]
+pub(crate) fn ceil_div(a: crate::model::Time, b: crate::model::Time) -> crate::model::Time {
+    if a == 0 {
+        0
+    } else {
+        (a - 1) / b + 1
+    }
+}

@@ -1,0 +1,90 @@
+//! Where the response times of the other tasks come from while one task's
+//! terms are built, and the interference term itself.
+
+use super::context::Ctx;
+use crate::model::Time;
+
+/// State of a task during one analysis pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum St {
+    /// Not analysed yet: other tasks use `D` in its place (Sec. 6.4).
+    Pending,
+    /// Bounded.
+    Ok(Time),
+    /// No bound within the deadline.
+    Failed,
+}
+
+/// How response times of interfering tasks are obtained.
+pub(crate) struct View<'a> {
+    /// `true`: always use `D_x` (Sec. 6.4, GPU priority assignment).
+    pub deadline_mode: bool,
+    pub st: &'a [St],
+    /// GPU priority of each task (0 for best-effort / unused).
+    pub gprio: &'a [u32],
+    /// Values used for `Pending` tasks instead of `D_x` (not flagged): the
+    /// previous iterate of the least-fixed-point iteration
+    /// ([`super::solve`]), or the response estimates of a GPU priority
+    /// search candidate test.
+    pub ahead: Option<&'a [Time]>,
+    /// Precomputed segment-open times ([`super::hold`]) by task, valid when
+    /// they do not depend on `st` (deadline mode, or all tasks `Pending`
+    /// with `ahead`).
+    pub holds: Option<&'a [Time]>,
+}
+
+/// Flags raised while building the terms of one task.
+#[derive(Default)]
+pub(crate) struct Deps {
+    /// Used `D_x` for a task not analysed yet.
+    pub assumed: bool,
+    /// Used a task without a bound: no sound bound for this task.
+    pub failed: bool,
+}
+
+impl View<'_> {
+    /// The response time to assume for task `x`.
+    pub fn resp(&self, ctx: &Ctx, x: usize, deps: &mut Deps) -> Time {
+        let d = ctx.p[x].deadline;
+        if self.deadline_mode {
+            return d;
+        }
+        match self.st[x] {
+            St::Ok(r) => r,
+            St::Pending => match self.ahead {
+                Some(a) => a[x],
+                None => {
+                    deps.assumed = true;
+                    d
+                }
+            },
+            St::Failed => {
+                deps.failed = true;
+                d
+            }
+        }
+    }
+}
+
+/// One interference term: ceil((R + jitter) / period) * demand.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Term {
+    pub period: Time,
+    pub jitter: Time,
+    pub demand: Time,
+}
+
+/// A term with per-job demand `demand` of a task with response time
+/// `resp`; `with_jitter` selects the carry-in jitter `resp - demand` (all
+/// of a job's demand lies within its response window).
+pub(crate) fn term(period: Time, resp: Time, demand: Time, with_jitter: bool) -> Term {
+    Term {
+        period,
+        jitter: if with_jitter {
+            resp.saturating_sub(demand)
+        } else {
+            0
+        },
+        demand,
+    }
+}
