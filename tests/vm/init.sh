@@ -37,7 +37,8 @@ finish() {
   sleep 2
   reboot -f   # fallback; qemu runs with -no-reboot and exits on reset
 }
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
+# (builtins only where it runs per test: every fork costs under TCG)
+uptime_s() { read -r up _ </proc/uptime; }   # sets $up
 
 if [ "$(arg vmtest.probe 0)" = 1 ]; then echo "VMTEST-PROBE-OK"; poweroff -f; fi
 
@@ -50,9 +51,12 @@ stty -F /dev/ttyS1 raw -echo 2>/dev/null
 rm -f /dev/ttyS1
 res() { echo "$*" >&3; }
 
-# Detectors: report a hung task within 1 s of its timeout; debugfs for kmemleak.
+# Detectors: report a hung task within 1 s of its timeout; debugfs for kmemleak, whose own
+# scan thread is stopped: init scans after the suite, and a scan takes over 10 s under a loaded
+# TCG, so the thread waiting for init's scan would be reported as a hung task.
 [ -w /proc/sys/kernel/hung_task_check_interval_secs ] && echo 1 >/proc/sys/kernel/hung_task_check_interval_secs
 [ -d /sys/kernel/debug ] && mount -t debugfs debugfs /sys/kernel/debug
+[ -w /sys/kernel/debug/kmemleak ] && echo scan=off >/sys/kernel/debug/kmemleak
 
 # leftovers [pgrp to ignore]: sets $pids and $procs ("pid(comm) ...") to the live userspace
 # processes other than init. Runs in this shell (no subshell, which would list itself).
@@ -72,18 +76,19 @@ leftovers() {
   done
 }
 
-res "VMTEST-BOOT kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) uptime=$(uptime_s)"
+uptime_s
+res "VMTEST-BOOT kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) uptime=$up"
 deftmo=$(arg vmtest.timeout 120)
 for t in /tests/*; do
   [ -f "$t" ] || continue
   name=${t##*/}
   name=${name%.*}
   # Per-test timeouts come from run.sh (a "vmtest-timeout=<s>" line in the test's source).
-  tmo=$(awk -v f="${t##*/}" '$1 == f { print $2 }' /vmtest-timeouts 2>/dev/null)
-  [ -n "$tmo" ] || tmo=$deftmo
+  tmo=$deftmo
+  while read -r f s; do [ "$f" = "${t##*/}" ] && tmo=$s; done </vmtest-timeouts
   res "VMTEST-BEGIN $name timeout=${tmo}s"
   echo "VMTEST-OUTPUT-BEGIN $name"
-  start=$(uptime_s)
+  uptime_s; start=$up
   # Own session and process group (pgid = its pid: init's children are not group leaders, so
   # busybox setsid does not fork); a watchdog in its own group kills the whole group on timeout.
   setsid sh -c 'cd /tmp && exec "$0"' "$t" </dev/null 2>&1 3>&- &
@@ -92,14 +97,15 @@ for t in /tests/*; do
   wd=$!
   wait "$pid"
   rc=$?
-  took=$(awk -v a="$start" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')
+  uptime_s
+  # shellcheck disable=SC2046  # "<took> <ran over the timeout: 0|1>"
+  set -- $(awk -v a="$start" -v b="$up" -v m="$tmo" 'BEGIN { printf "%.1f %d", b - a, (b - a + 0.5 >= m) }')
+  took=$1; over=$2
   kill -KILL -- "-$wd" 2>/dev/null
   wait "$wd" 2>/dev/null
   echo "VMTEST-OUTPUT-END $name"
   timed_out=0
-  if [ "$rc" = 137 ] && awk -v t="$took" -v m="$tmo" 'BEGIN { exit !(t + 0.5 >= m) }'; then
-    timed_out=1
-  fi
+  [ "$rc" = 137 ] && [ "$over" = 1 ] && timed_out=1
 
   # Isolation 1: processes. A timed-out test's group was killed already (not its fault twice);
   # anything else still running was left behind by the test: kill it, fail the test.
@@ -118,11 +124,12 @@ for t in /tests/*; do
   [ -n "$pids" ] && left_procs="$left_procs (unkillable:$procs)"
 
   # Isolation 2: modules, unloaded so the next test starts clean; the test fails.
-  left_mods=""
+  left_mods=""; loaded=" "
+  while read -r m _; do loaded="$loaded$m "; done </proc/modules
   for ko in /modules/*.ko; do
     [ -e "$ko" ] || continue
-    m=${ko##*/}; m=$(echo "${m%.ko}" | tr - _)
-    if grep -q "^$m " /proc/modules; then rmmod "$m" 2>&1; left_mods="$left_mods $m"; fi
+    m=${ko##*/}; m=${m%.ko}; m=${m//-/_}
+    case "$loaded" in *" $m "*) rmmod "$m" 2>&1; left_mods="$left_mods $m" ;; esac
   done
 
   why=""
