@@ -14,6 +14,7 @@
 #include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/sched/task_stack.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -130,15 +131,30 @@ void vmfixture_glue_hung(void)
 	msleep(13000);
 }
 
+/* Zeroes the 1.5 KiB below the caller's frame (see vmfixture_scrub_stack()). */
+static noinline void vmfixture_zero_frame(void)
+{
+	char buf[1536];
+
+	memzero_explicit(buf, sizeof(buf));
+}
+
 /*
- * Overwrites the dead stack frames below the caller, so that no stale copy of
- * the leaked pointer keeps kmemleak from reporting it.
+ * Zeroes this task's whole stack below the caller's frame. kmemleak scans task
+ * stacks whole, and the allocator's dead frames there hold copies of the
+ * leaked pointer, which would keep kmemleak from reporting it (and the page
+ * may live on as another task's stack). The memset stops 1 KiB short of the
+ * current frame (room for memset's own calls); vmfixture_zero_frame() then
+ * covers that gap.
  */
 static noinline void vmfixture_scrub_stack(void)
 {
-	char buf[1024];
+	unsigned long low = (unsigned long)(end_of_stack(current) + 1);
+	unsigned long sp = current_stack_pointer;
 
-	memzero_explicit(buf, sizeof(buf));
+	if (sp > low + 1024)
+		memset((void *)low, 0, sp - 1024 - low);
+	vmfixture_zero_frame();
 }
 
 int vmfixture_glue_leak(void)
