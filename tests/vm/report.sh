@@ -71,9 +71,14 @@ sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$tmp/klines" | awk -v re="$KERNEL_BAD" '
     { prev = $0 }' | head -n 40 >"$problems"
 # kmemleak: every unreferenced object fails the run (attribution: see tests/vm/README.md).
 sed -n '/^VMTEST-KMEMLEAK-BEGIN$/,/^VMTEST-KMEMLEAK-END$/p' "$res" | sed '1d;$d' >"$tmp/kmemleak"
+# One line per object: address, size, allocating task, the first 16 bytes as text.
 if grep -q '^unreferenced object' "$tmp/kmemleak"; then
-  echo "kmemleak: $(grep -c '^unreferenced object' "$tmp/kmemleak") unreferenced object(s):" >>"$problems"
-  head -n 40 "$tmp/kmemleak" | sed 's/^/  /' >>"$problems"
+  echo "kmemleak: $(grep -c '^unreferenced object' "$tmp/kmemleak") unreferenced object(s) (backtraces: $results):" >>"$problems"
+  awk '/^unreferenced object/ { if (l != "") print l; l = $0; sub(/:$/, "", l); hex = 0; next }
+       /^ +comm / { c = $0; sub(/^ +/, "", c); l = l ", " c; next }
+       /hex dump/ { hex = 1; next }
+       hex == 1 { a = $0; sub(/^ *([0-9a-f][0-9a-f] )+ /, "", a); l = l ", data \"" a "\""; hex = 0 }
+       END { if (l != "") print l }' "$tmp/kmemleak" | head -n 20 | sed 's/^/  /' >>"$problems"
 fi
 taint=$(sed -n 's/^VMTEST-TAINT \([0-9][0-9]*\)$/\1/p' "$res" | tail -n 1)
 if [ -n "$taint" ] && [ $((taint & ~EXPECTED_TAINT)) -ne 0 ]; then
