@@ -12,7 +12,8 @@
 #   detectors  the fixture WARNs, inverts a lock order, reads out of bounds (KASAN), indexes
 #              out of bounds (UBSAN), corrupts a list, sleeps 13 s uninterruptibly (hung task)
 #              and leaks memory (kmemleak); each test passes
-#              -> kernel-health FAIL naming each report (those the kernel variant has)
+#              -> kernel-health FAIL naming each report (those the kernel variant has), and
+#                 every leak kmemleak reports is one of the fixture's (kmemleak-attribution)
 #   vmhang     forged PASS markers for a test that then outlives the whole-VM timeout
 #              -> it FAILs "did not finish" with the console tail, run fails
 # Environment: as run.sh (VM_KERNEL, VM_ACCEL); SELFTEST_CASES="clean tests ..." to pick cases.
