@@ -6,7 +6,7 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: help analyze test kernel kernel-debug vm-test vm-selftest fuzz-fresh bench install uninstall
+.PHONY: help analyze test kernel kernel-debug kernel-rt vm-test vm-selftest fuzz-fresh bench install uninstall
 
 help: ## List the targets
 	@awk -F':.*## ' '/^[a-zA-Z0-9_-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -20,13 +20,16 @@ test: ## All tests: fmt, clippy, cargo test, install test, rustc-1.85 policy che
 kernel: ## Build the fast test kernel (Linux 6.12 + Rust, gcc) into ~/.cache/gcaps/kernel/
 	tests/vm/build-kernel.sh fast
 
-kernel-debug: ## Build the debug test kernel (clang; lockdep + KASAN) into ~/.cache/gcaps/kernel/
+kernel-debug: ## Build the debug test kernel (clang; PREEMPT, lockdep, KASAN, detectors) into ~/.cache/gcaps/kernel/
 	tests/vm/build-kernel.sh debug
 
-vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/tests/* (VM_KERNEL=fast|debug)
+kernel-rt: ## Build the PREEMPT_RT test kernel (gcc; lockdep, detectors) for VM_KERNEL=rt
+	tests/vm/build-kernel.sh rt
+
+vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/tests/* (VM_KERNEL=fast|debug|rt)
 	tests/vm/run.sh
 
-vm-selftest: ## Prove the VM harness catches failing/hung tests, WARN, lockdep and KASAN reports
+vm-selftest: ## Prove the VM harness catches bad tests, forged results and every kernel detector's report
 	tests/vm/selftest.sh
 
 fuzz-fresh: ## Property tests with a fresh random seed (not CI; CI uses fixed seeds)

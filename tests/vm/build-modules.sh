@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: build-modules.sh fast|debug <out dir>
+# Usage: build-modules.sh fast|debug|rt <out dir>
 # Builds the out-of-tree modules of the root Kbuild against the variant's test kernel and copies
 # every resulting .ko into <out dir>. The build runs in a scratch copy of the repo's module
 # sources (target/vm/modbuild-<variant>/), so the work tree stays clean and the fast and debug
@@ -9,8 +9,8 @@ set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-variant=${1:?usage: build-modules.sh fast|debug <out dir>}
-out=${2:?usage: build-modules.sh fast|debug <out dir>}
+variant=${1:?usage: build-modules.sh fast|debug|rt <out dir>}
+out=${2:?usage: build-modules.sh fast|debug|rt <out dir>}
 kb=$(kernel_build_dir "$variant")
 [ -f "$kb/.vmtest-built" ] || die "kernel $variant not built (tests/vm/build-kernel.sh $variant)"
 # shellcheck disable=SC2207

@@ -1,11 +1,21 @@
 #!/bin/sh
-# /init of the test initramfs (busybox). Runs every /tests/* in a fresh process with a per-test
-# timeout and prints the markers that tests/vm/report.sh parses:
-#   VMTEST-BOOT ...                  init started
-#   VMTEST-BEGIN <name> timeout=<s>  a test starts (its output follows)
-#   VMTEST <name> PASS|FAIL ...      a test's result
-#   VMTEST-TAINT <n>, VMTEST-LOCKDEP debug_locks=<n>, VMTEST-DMESG-BEGIN/END, VMTEST-DONE
-# Kernel command line: vmtest.timeout=<default per-test seconds>, vmtest.probe=1 (accel probe).
+# /init of the test initramfs (busybox). Runs every /tests/* with a per-test timeout and reports
+# on a results channel the tests cannot write: the second serial port (/dev/ttyS1, QEMU's second
+# -serial), opened here as fd 3 before any test runs; its device node is then removed and fd 3 is
+# closed for every test. tests/vm/report.sh reads it (one marker per line, nothing else on it):
+#   VMTEST-BOOT ...                    init started
+#   VMTEST-BEGIN <name> timeout=<s>s   a test starts
+#   VMTEST-RESULT <name> PASS|FAIL ... its result (only after its own BEGIN counts)
+#   VMTEST-TAINT <n>, VMTEST-LOCKDEP debug_locks=<n>
+#   VMTEST-KMEMLEAK-BEGIN/END          the kmemleak report after the suite (debug kernels)
+#   VMTEST-DMESG-BEGIN/END, VMTEST-DONE
+# The console (ttyS0) carries the kernel log and the tests' output, framed for readers by
+# "VMTEST-OUTPUT-BEGIN/END <name>" lines; no result is ever taken from it.
+# Each test runs in its own session and process group; on timeout the whole group is killed.
+# After each test every process it left behind is killed (and the test fails), and so is every
+# module it left loaded (the test fails too).
+# Kernel command line: vmtest.timeout=<default per-test seconds>, vmtest.probe=1 (accel probe),
+# vmtest.kmemleak=0 (skip the kmemleak scans, ~15 s under TCG).
 /bin/busybox mount -t proc proc /proc
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -21,51 +31,134 @@ arg() {
   echo "$2"
 }
 finish() {
-  echo "VMTEST-DONE"
+  res "VMTEST-DONE"
+  exec 3>&-   # last close of the tty: waits until its output has drained
   poweroff -f
   sleep 2
   reboot -f   # fallback; qemu runs with -no-reboot and exits on reset
 }
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
+# (builtins only where it runs per test: every fork costs under TCG)
+uptime_s() { read -r up _ </proc/uptime; }   # sets $up
 
-[ "$(arg vmtest.probe 0)" = 1 ] && { echo "VMTEST-PROBE-OK"; finish; }
+if [ "$(arg vmtest.probe 0)" = 1 ]; then echo "VMTEST-PROBE-OK"; poweroff -f; fi
 
-echo "VMTEST-BOOT kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) uptime=$(uptime_s)"
+# The results channel.
+if ! exec 3>/dev/ttyS1; then
+  echo "VMTEST-ERROR: no results channel (/dev/ttyS1)"
+  poweroff -f
+fi
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+rm -f /dev/ttyS1
+res() { echo "$*" >&3; }
+
+# Detectors: report a hung task within 1 s of its timeout; debugfs for kmemleak, whose own
+# scan thread is stopped: init scans after the suite, and a scan takes over 10 s under a loaded
+# TCG, so the thread waiting for init's scan would be reported as a hung task.
+[ -w /proc/sys/kernel/hung_task_check_interval_secs ] && echo 1 >/proc/sys/kernel/hung_task_check_interval_secs
+[ -d /sys/kernel/debug ] && mount -t debugfs debugfs /sys/kernel/debug
+[ -w /sys/kernel/debug/kmemleak ] && echo scan=off >/sys/kernel/debug/kmemleak
+
+# leftovers [pgrp to ignore]: sets $pids and $procs ("pid(comm) ...") to the live userspace
+# processes other than init. Runs in this shell (no subshell, which would list itself).
+leftovers() {
+  pids=""; procs=""
+  for d in /proc/[0-9]*; do
+    p=${d#/proc/}
+    [ "$p" = 1 ] && continue
+    read -r st 2>/dev/null <"$d/stat" || continue
+    comm=${st#*\(}; comm=${comm%\)*}
+    # shellcheck disable=SC2086  # split "state ppid pgrp ..."
+    set -- ${st##*\) }
+    [ "$1" = Z ] && continue                         # zombie: already dead
+    [ "$p" = 2 ] || [ "$2" = 2 ] && continue         # kthreadd and kernel threads
+    [ -n "${ign:-}" ] && [ "$3" = "$ign" ] && continue
+    pids="$pids $p"; procs="$procs $p($comm)"
+  done
+}
+
+uptime_s
+res "VMTEST-BOOT kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) uptime=$up"
 deftmo=$(arg vmtest.timeout 120)
 for t in /tests/*; do
   [ -f "$t" ] || continue
   name=${t##*/}
   name=${name%.*}
   # Per-test timeouts come from run.sh (a "vmtest-timeout=<s>" line in the test's source).
-  tmo=$(awk -v f="${t##*/}" '$1 == f { print $2 }' /vmtest-timeouts 2>/dev/null)
-  [ -n "$tmo" ] || tmo=$deftmo
-  echo "VMTEST-BEGIN $name timeout=${tmo}s"
-  start=$(uptime_s)
-  (cd /tmp && exec timeout -s KILL "$tmo" "$t") </dev/null 2>&1
+  tmo=$deftmo
+  while read -r f s; do [ "$f" = "${t##*/}" ] && tmo=$s; done </vmtest-timeouts
+  res "VMTEST-BEGIN $name timeout=${tmo}s"
+  echo "VMTEST-OUTPUT-BEGIN $name"
+  uptime_s; start=$up
+  # Own session and process group (pgid = its pid: init's children are not group leaders, so
+  # busybox setsid does not fork); a watchdog in its own group kills the whole group on timeout.
+  setsid sh -c 'cd /tmp && exec "$0"' "$t" </dev/null 2>&1 3>&- &
+  pid=$!
+  setsid sh -c 'sleep "$0"; kill -KILL -- "-$1"' "$tmo" "$pid" </dev/null >/dev/null 2>&1 3>&- &
+  wd=$!
+  wait "$pid"
   rc=$?
-  took=$(awk -v a="$start" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')
-  # Isolation: unload whatever the test left loaded, so the next test starts clean.
-  left=""
+  uptime_s
+  # shellcheck disable=SC2046  # "<took> <ran over the timeout: 0|1>"
+  set -- $(awk -v a="$start" -v b="$up" -v m="$tmo" 'BEGIN { printf "%.1f %d", b - a, (b - a + 0.5 >= m) }')
+  took=$1; over=$2
+  kill -KILL -- "-$wd" 2>/dev/null
+  wait "$wd" 2>/dev/null
+  echo "VMTEST-OUTPUT-END $name"
+  timed_out=0
+  [ "$rc" = 137 ] && [ "$over" = 1 ] && timed_out=1
+
+  # Isolation 1: processes. A timed-out test's group was killed already (not its fault twice);
+  # anything else still running was left behind by the test: kill it, fail the test.
+  ign=$wd; [ "$timed_out" = 1 ] && ign=$pid
+  leftovers
+  ign=$wd
+  left_procs=$procs
+  kill -KILL -- "-$pid" 2>/dev/null
+  n=0
+  while [ -n "$pids" ] && [ "$n" -lt 50 ]; do
+    # shellcheck disable=SC2086
+    kill -KILL $pids 2>/dev/null
+    sleep 0.1; n=$((n + 1))
+    leftovers
+  done
+  [ -n "$pids" ] && left_procs="$left_procs (unkillable:$procs)"
+
+  # Isolation 2: modules, unloaded so the next test starts clean; the test fails.
+  left_mods=""; loaded=" "
+  while read -r m _; do loaded="$loaded$m "; done </proc/modules
   for ko in /modules/*.ko; do
     [ -e "$ko" ] || continue
-    m=${ko##*/}; m=$(echo "${m%.ko}" | tr - _)
-    if grep -q "^$m " /proc/modules; then rmmod "$m" 2>&1; left="$left $m"; fi
+    m=${ko##*/}; m=${m%.ko}; m=${m//-/_}
+    case "$loaded" in *" $m "*) rmmod "$m" 2>&1; left_mods="$left_mods $m" ;; esac
   done
-  note=${left:+, unloaded leftover module(s):$left}
-  if [ "$rc" = 0 ]; then
-    echo "VMTEST $name PASS time=${took}s$note"
-  elif [ "$rc" = 137 ] && awk -v t="$took" -v m="$tmo" 'BEGIN { exit !(t + 0.5 >= m) }'; then
-    echo "VMTEST $name FAIL timeout after ${tmo}s$note"
+
+  why=""
+  if [ "$timed_out" = 1 ]; then why="timeout after ${tmo}s"
+  elif [ "$rc" != 0 ]; then why="rc=$rc time=${took}s"
+  fi
+  [ -n "$left_procs" ] && why="${why:+$why, }left running:$left_procs"
+  [ -n "$left_mods" ] && why="${why:+$why, }left loaded:$left_mods"
+  if [ -z "$why" ]; then
+    res "VMTEST-RESULT $name PASS time=${took}s"
   else
-    echo "VMTEST $name FAIL rc=$rc time=${took}s$note"
+    res "VMTEST-RESULT $name FAIL $why"
   fi
 done
 
-echo "VMTEST-TAINT $(cat /proc/sys/kernel/tainted)"
+res "VMTEST-TAINT $(cat /proc/sys/kernel/tainted)"
 if [ -e /proc/lockdep_stats ]; then
-  echo "VMTEST-LOCKDEP debug_locks=$(awk '/debug_locks:/ { print $2 }' /proc/lockdep_stats)"
+  res "VMTEST-LOCKDEP debug_locks=$(awk '/debug_locks:/ { print $2 }' /proc/lockdep_stats)"
 fi
-echo "VMTEST-DMESG-BEGIN"
-dmesg
-echo "VMTEST-DMESG-END"
+# kmemleak: an object is reported once two scans found it unreferenced with unchanged content,
+# and at least 5 s old; so scan, wait, scan.
+kml=/sys/kernel/debug/kmemleak
+if [ -w "$kml" ] && [ "$(arg vmtest.kmemleak 1)" = 1 ]; then
+  echo scan >"$kml"; sleep 5; echo scan >"$kml"
+  res "VMTEST-KMEMLEAK-BEGIN"
+  cat "$kml" >&3
+  res "VMTEST-KMEMLEAK-END"
+fi
+res "VMTEST-DMESG-BEGIN"
+dmesg >&3
+res "VMTEST-DMESG-END"
 finish

@@ -28,14 +28,15 @@ variant_fragments() {
   case "$1" in
     fast)  echo "base.config fast.config" ;;
     debug) echo "base.config lockdep.config kasan.config preempt.config detectors.config debug.config" ;;
-    *) die "unknown kernel variant '$1' (fast|debug)" ;;
+    rt)    echo "base.config lockdep.config preempt-rt.config detectors.config rt.config" ;;
+    *) die "unknown kernel variant '$1' (fast|debug|rt)" ;;
   esac
 }
 variant_toolchain() {
   case "$1" in
-    fast) echo gcc ;;
+    fast|rt) echo gcc ;;
     debug) echo llvm ;;
-    *) die "unknown kernel variant '$1' (fast|debug)" ;;
+    *) die "unknown kernel variant '$1' (fast|debug|rt)" ;;
   esac
 }
 # make arguments for a toolchain (gcc|llvm)

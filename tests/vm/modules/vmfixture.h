@@ -29,7 +29,13 @@ enum vmfixture_knob {
 	VMFIXTURE_KNOB_WARN = 1,	/* WARN_ON(1) */
 	VMFIXTURE_KNOB_LOCKDEP = 2,	/* take two Rust Mutexes in both orders */
 	VMFIXTURE_KNOB_KASAN = 3,	/* 1-byte heap out-of-bounds read */
+	VMFIXTURE_KNOB_UBSAN = 4,	/* array index out of bounds (inside its struct) */
+	VMFIXTURE_KNOB_LIST = 5,	/* list_add on a corrupted list_head */
+	VMFIXTURE_KNOB_HUNG = 6,	/* sleep uninterruptibly for 13 s (hung-task report) */
+	VMFIXTURE_KNOB_LEAK = 7,	/* kmalloc VMFIXTURE_LEAKS objects, lose them (kmemleak) */
 };
+
+#define VMFIXTURE_LEAKS 8	/* objects the leak knob leaks, 64 bytes each */
 
 #define VMFIXTURE_IOC_MAGIC 'v'
 #define VMFIXTURE_IOC_QUERY _IOWR(VMFIXTURE_IOC_MAGIC, 1, struct vmfixture_msg)

@@ -2,16 +2,22 @@
 /*
  * C half of the VM-harness fixture module: the misc device (Linux 6.12 has no
  * kernel::miscdevice), the self-test module parameter, and the deliberate
- * WARN / KASAN bugs used by the harness self-test. Module init/exit live in
+ * bugs used by the harness self-test (WARN, KASAN, UBSAN, list corruption,
+ * hung task, memory leak): each needs a C construct or API that 6.12's Rust
+ * abstractions do not offer. Module init/exit live in
  * the Rust half (vmfixture_main.rs); this file must not define them.
  */
 #include <linux/bug.h>
 #include <linux/compiler.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
+#include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/sched/task_stack.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include "vmfixture.h"
 
 /* Implemented in vmfixture_main.rs. */
@@ -22,10 +28,14 @@ void vmfixture_glue_unregister(void);
 bool vmfixture_glue_knobs_enabled(void);
 void vmfixture_glue_warn(void);
 int vmfixture_glue_kasan_oob(void);
+int vmfixture_glue_ubsan_oob(void);
+void vmfixture_glue_list_corrupt(void);
+void vmfixture_glue_hung(void);
+int vmfixture_glue_leak(void);
 
 static bool selftest_knobs;
 module_param(selftest_knobs, bool, 0444);
-MODULE_PARM_DESC(selftest_knobs, "Allow the harness self-test knobs (WARN, lockdep, KASAN bugs)");
+MODULE_PARM_DESC(selftest_knobs, "Allow the harness self-test knobs (deliberate kernel bugs)");
 
 static void *vmfixture_ctx;
 
@@ -81,4 +91,98 @@ int vmfixture_glue_kasan_oob(void)
 	v = READ_ONCE(p[13]);
 	kfree(p);
 	return v & 1;
+}
+
+int vmfixture_glue_ubsan_oob(void)
+{
+	struct {
+		int a[4];
+		int after;
+	} s = { { 1, 2, 3, 4 }, 5 };
+	size_t i = ARRAY_SIZE(s.a);
+
+	/* The compiler must not see the index: UBSAN checks it at run time. */
+	OPTIMIZER_HIDE_VAR(i);
+	/*
+	 * Deliberate out-of-bounds index: UBSAN must report it. The memory read
+	 * is s.after, inside s, so KASAN stays silent and the report is UBSAN's.
+	 */
+	return s.a[i];
+}
+
+void vmfixture_glue_list_corrupt(void)
+{
+	LIST_HEAD(head);
+	struct list_head a, b, c;
+
+	list_add(&a, &head);
+	/* Deliberate corruption: a.prev must point back at head. */
+	WRITE_ONCE(a.prev, &b);
+	/* DEBUG_LIST must refuse this add (no write happens) and report it. */
+	list_add(&c, &head);
+}
+
+void vmfixture_glue_hung(void)
+{
+	/*
+	 * Uninterruptible sleep beyond the hung-task timeout (10 s in the test
+	 * kernels, checked every second by init.sh).
+	 */
+	msleep(13000);
+}
+
+/* Zeroes the 768 bytes below the caller's frame (see vmfixture_scrub_stack()). */
+static noinline void vmfixture_zero_frame(void)
+{
+	char buf[768];
+
+	memzero_explicit(buf, sizeof(buf));
+}
+
+/*
+ * Zeroes this task's whole stack below the caller's frame. kmemleak scans task
+ * stacks whole, and the allocator's dead frames there hold copies of the
+ * leaked pointer, which would keep kmemleak from reporting it (and the page
+ * may live on as another task's stack). The memset stops 512 bytes short of
+ * the current frame (room for memset's own calls); vmfixture_zero_frame() then
+ * covers that gap.
+ */
+static noinline void vmfixture_scrub_stack(void)
+{
+	unsigned long low = (unsigned long)(end_of_stack(current) + 1);
+	unsigned long sp = current_stack_pointer;
+
+	if (sp > low + 512)
+		memset((void *)low, 0, sp - 512 - low);
+	vmfixture_zero_frame();
+}
+
+/* Allocates one 64-byte object, fills it with text and drops the pointer. */
+static noinline int vmfixture_leak_one(void)
+{
+	static const char text[] = "vmfixture: deliberate leak";
+	char *p = kzalloc(64, GFP_KERNEL);
+
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, text, sizeof(text));
+	/* The text must reach memory (the report shows it): not a dead store. */
+	barrier_data(p);
+	return 0;
+}
+
+int vmfixture_glue_leak(void)
+{
+	int i, ret = 0;
+
+	/*
+	 * Deliberate leaks. Several objects: a stale copy of a pointer (in a
+	 * register saved on some stack, or a dangling pointer elsewhere to a
+	 * freed object that had the same address) hides that object from
+	 * kmemleak; it cannot hide them all.
+	 */
+	for (i = 0; i < VMFIXTURE_LEAKS && !ret; i++)
+		ret = vmfixture_leak_one();
+	vmfixture_scrub_stack();
+	return ret;
 }

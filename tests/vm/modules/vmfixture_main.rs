@@ -4,8 +4,9 @@
 //!
 //! Proves that the harness can build an out-of-tree Rust + C module against the test kernel,
 //! load it, exercise it through an ioctl from a static userspace program and unload it. With
-//! `selftest_knobs=1` it can also commit deliberate bugs (WARN, lock inversion, KASAN) so that
-//! `make vm-selftest` can prove the harness fails the run on them.
+//! `selftest_knobs=1` it can also commit deliberate bugs (WARN, lock inversion, KASAN, UBSAN,
+//! list corruption, hung task, memory leak) so that `make vm-selftest` can prove the harness
+//! fails the run on each of them.
 //!
 //! The C half (`vmfixture_glue.c`) owns the misc device: Linux 6.12 has no `kernel::miscdevice`.
 
@@ -48,6 +49,10 @@ const IOC_KNOB: u32 = _IO(IOC_MAGIC, 2);
 const KNOB_WARN: usize = 1;
 const KNOB_LOCKDEP: usize = 2;
 const KNOB_KASAN: usize = 3;
+const KNOB_UBSAN: usize = 4;
+const KNOB_LIST: usize = 5;
+const KNOB_HUNG: usize = 6;
+const KNOB_LEAK: usize = 7;
 
 extern "C" {
     fn vmfixture_glue_register(ctx: *mut c_void) -> c_int;
@@ -55,6 +60,10 @@ extern "C" {
     fn vmfixture_glue_knobs_enabled() -> bool;
     fn vmfixture_glue_warn();
     fn vmfixture_glue_kasan_oob() -> c_int;
+    fn vmfixture_glue_ubsan_oob() -> c_int;
+    fn vmfixture_glue_list_corrupt();
+    fn vmfixture_glue_hung();
+    fn vmfixture_glue_leak() -> c_int;
 }
 
 #[pin_data]
@@ -120,6 +129,23 @@ impl State {
                 // it only exists for the self-test and only runs with `selftest_knobs=1`.
                 return Ok(unsafe { vmfixture_glue_kasan_oob() }.into());
             }
+            KNOB_UBSAN => {
+                // SAFETY: Deliberately buggy C helper (indexes past an array, reading the next
+                // field of the same struct); self-test only.
+                return Ok(unsafe { vmfixture_glue_ubsan_oob() }.into());
+            }
+            // SAFETY: Deliberately corrupts a list on its own stack; DEBUG_LIST refuses the
+            // second add, so no memory is written through the bad pointer. Self-test only.
+            KNOB_LIST => unsafe { vmfixture_glue_list_corrupt() },
+            // SAFETY: Sleeps uninterruptibly (`msleep`) in process context; no lock is held.
+            KNOB_HUNG => unsafe { vmfixture_glue_hung() },
+            KNOB_LEAK => {
+                // SAFETY: Deliberately leaks a 64-byte allocation; self-test only.
+                let ret = unsafe { vmfixture_glue_leak() };
+                if ret != 0 {
+                    return Err(Error::from_errno(ret));
+                }
+            }
             _ => return Err(EINVAL),
         }
         Ok(0)
@@ -170,6 +196,9 @@ impl Drop for VmFixture {
     fn drop(&mut self) {
         // SAFETY: Registered in `init`; once this returns no ioctl can reach `state`.
         unsafe { vmfixture_glue_unregister() };
-        pr_info!("unloaded after {} query ioctl(s)\n", *self.state.calls.lock());
+        pr_info!(
+            "unloaded after {} query ioctl(s)\n",
+            *self.state.calls.lock()
+        );
     }
 }

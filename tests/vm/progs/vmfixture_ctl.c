@@ -3,7 +3,8 @@
  * Static userspace client for the fixture module (test-only).
  *   vmfixture_ctl query N   ioctl QUERY with input N; checks output, pid; prints calls
  *   vmfixture_ctl badcmd    an unknown ioctl must fail with ENOTTY
- *   vmfixture_ctl knob K    self-test knob: warn | lockdep | kasan; prints rc/errno
+ *   vmfixture_ctl knob K    self-test knob: warn | lockdep | kasan | ubsan | list |
+ *                           hung | leak; prints rc/errno
  * Exit status 0 on success, 1 on any mismatch.
  */
 #include <errno.h>
@@ -17,7 +18,8 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: vmfixture_ctl query N | badcmd | knob warn|lockdep|kasan\n");
+	fprintf(stderr, "usage: vmfixture_ctl query N | badcmd | "
+		"knob warn|lockdep|kasan|ubsan|list|hung|leak\n");
 	return 2;
 }
 
@@ -60,6 +62,14 @@ int main(int argc, char **argv)
 			k = VMFIXTURE_KNOB_LOCKDEP;
 		else if (!strcmp(argv[2], "kasan"))
 			k = VMFIXTURE_KNOB_KASAN;
+		else if (!strcmp(argv[2], "ubsan"))
+			k = VMFIXTURE_KNOB_UBSAN;
+		else if (!strcmp(argv[2], "list"))
+			k = VMFIXTURE_KNOB_LIST;
+		else if (!strcmp(argv[2], "hung"))
+			k = VMFIXTURE_KNOB_HUNG;
+		else if (!strcmp(argv[2], "leak"))
+			k = VMFIXTURE_KNOB_LEAK;
 		else
 			return usage();
 		rc = ioctl(fd, VMFIXTURE_IOC_KNOB, k);

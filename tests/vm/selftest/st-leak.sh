@@ -1,7 +1,7 @@
 #!/bin/sh
-# Harness self-test: the fixture triggers a deliberate lockdep report; the test itself passes,
+# Harness self-test: the fixture triggers a deliberate leak report; the test itself passes,
 # the run must still fail (kernel-health).
 set -eu
 insmod /modules/vmfixture.ko selftest_knobs=1
-vmfixture_ctl knob lockdep
+vmfixture_ctl knob leak
 rmmod vmfixture

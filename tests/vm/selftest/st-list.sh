@@ -1,0 +1,7 @@
+#!/bin/sh
+# Harness self-test: the fixture triggers a deliberate list report; the test itself passes,
+# the run must still fail (kernel-health).
+set -eu
+insmod /modules/vmfixture.ko selftest_knobs=1
+vmfixture_ctl knob list
+rmmod vmfixture
