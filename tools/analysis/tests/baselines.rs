@@ -3,46 +3,16 @@
 //! refer to the departures in docs/analysis.md). The worked example is the
 //! one of the specification (`shared/facts/baselines-mpcp-fmlp.md` §5).
 
-use gcaps_analysis::model::{GpuSegment, Platform, Segment, Task, Taskset, Time};
+mod common;
+
+use common::{cpu, gpu, task, taskset};
+use gcaps_analysis::model::{Task, Taskset};
 use gcaps_analysis::{analyze, is_schedulable, Config, GpuPolicy, WaitMode};
 
-const US: Time = 1_000;
-fn ms(x: f64) -> Time {
-    (x * 1000.0).round() as Time * US
-}
-fn cpu(x: f64) -> Segment {
-    Segment::Cpu(ms(x))
-}
-fn gpu(m: f64, e: f64) -> Segment {
-    Segment::Gpu(GpuSegment {
-        misc: ms(m),
-        exec: ms(e),
-        submissions: 1,
-    })
-}
-fn task(name: &str, core: u32, prio: Option<u32>, period: f64, segs: Vec<Segment>) -> Task {
-    Task {
-        name: name.into(),
-        period: ms(period),
-        deadline: ms(period),
-        cpu: core,
-        priority: prio,
-        gpu_priority: None,
-        segments: segs,
-    }
-}
 fn ts(theta: f64, tasks: Vec<Task>) -> Taskset {
-    Taskset {
-        platform: Platform {
-            cpus: 4,
-            // Runlist updates do not exist under the lock-based baselines:
-            // epsilon must not be charged (B2).
-            epsilon: ms(7.0),
-            theta: ms(theta),
-            timeslice: ms(1.024),
-        },
-        tasks,
-    }
+    // Runlist updates do not exist under the lock-based baselines: epsilon (7 ms here)
+    // must not be charged (B2).
+    taskset(4, 7.0, theta, 1.024, tasks)
 }
 
 const MPCP: GpuPolicy = GpuPolicy::Mpcp;

@@ -10,55 +10,11 @@
 //! sleeps at the ceiling in the lock's FIFO queue); `gpu` pure GPU work of
 //! the task's TSG.
 
+mod common;
+
+use common::{cfg, cpu, gpu, gpu_pieces, ms, task, taskset as ts};
 use gcaps_analysis::model::{GpuSegment, Platform, Segment, Task, Taskset, Time};
 use gcaps_analysis::{analyze, is_schedulable, Config, GpuPolicy, NoBound, WaitMode};
-
-const US: Time = 1_000;
-fn ms(x: f64) -> Time {
-    (x * 1000.0).round() as Time * US
-}
-fn cpu(x: f64) -> Segment {
-    Segment::Cpu(ms(x))
-}
-fn gpu(m: f64, e: f64) -> Segment {
-    Segment::Gpu(GpuSegment::new(ms(m), ms(e)))
-}
-fn gpu_pieces(m: f64, e: f64, n: u32) -> Segment {
-    Segment::Gpu(GpuSegment {
-        misc: ms(m),
-        exec: ms(e),
-        submissions: n,
-    })
-}
-fn task(name: &str, core: u32, prio: Option<u32>, period: f64, segs: Vec<Segment>) -> Task {
-    Task {
-        name: name.into(),
-        period: ms(period),
-        deadline: ms(period),
-        cpu: core,
-        priority: prio,
-        gpu_priority: None,
-        segments: segs,
-    }
-}
-fn ts(cpus: u32, eps: f64, theta: f64, l: f64, tasks: Vec<Task>) -> Taskset {
-    Taskset {
-        platform: Platform {
-            cpus,
-            epsilon: ms(eps),
-            theta: ms(theta),
-            timeslice: ms(l),
-        },
-        tasks,
-    }
-}
-fn cfg(policy: GpuPolicy, mode: WaitMode) -> Config {
-    Config {
-        policy,
-        mode,
-        gpu_priority_assignment: false,
-    }
-}
 fn wcrt(t: &Taskset, c: Config, name: &str) -> Option<Time> {
     let r = analyze(t, &c);
     assert_eq!(r.schedulable, is_schedulable(t, &c), "fast path disagrees");

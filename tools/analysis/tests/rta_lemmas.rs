@@ -1,47 +1,14 @@
 //! Hand-computed WCRTs, one test per lemma/term (arithmetic in ms in the
 //! comments; D-numbers refer to the departures in docs/analysis.md).
 
-use gcaps_analysis::model::{GpuSegment, Platform, Segment, Task, Taskset, Time};
+mod common;
+
+use common::{cfg, cpu, gpu, ms, task, taskset};
+use gcaps_analysis::model::{Task, Taskset, Time};
 use gcaps_analysis::{analyze, is_schedulable, Config, GpuPolicy, WaitMode};
 
-const US: Time = 1_000; // 1 microsecond in ns
-fn ms(x: f64) -> Time {
-    (x * 1000.0).round() as Time * US
-}
-fn cpu(x: f64) -> Segment {
-    Segment::Cpu(ms(x))
-}
-fn gpu(m: f64, e: f64) -> Segment {
-    Segment::Gpu(GpuSegment::new(ms(m), ms(e)))
-}
-fn task(name: &str, core: u32, prio: Option<u32>, period: f64, segs: Vec<Segment>) -> Task {
-    Task {
-        name: name.into(),
-        period: ms(period),
-        deadline: ms(period),
-        cpu: core,
-        priority: prio,
-        gpu_priority: None,
-        segments: segs,
-    }
-}
 fn ts(eps: f64, theta: f64, l: f64, tasks: Vec<Task>) -> Taskset {
-    Taskset {
-        platform: Platform {
-            cpus: 4,
-            epsilon: ms(eps),
-            theta: ms(theta),
-            timeslice: ms(l),
-        },
-        tasks,
-    }
-}
-fn cfg(policy: GpuPolicy, mode: WaitMode) -> Config {
-    Config {
-        policy,
-        mode,
-        gpu_priority_assignment: false,
-    }
+    taskset(4, eps, theta, l, tasks)
 }
 fn wcrt(t: &Taskset, c: Config, name: &str) -> Option<Time> {
     let r = analyze(t, &c);

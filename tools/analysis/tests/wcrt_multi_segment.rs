@@ -4,47 +4,21 @@
 //! comments; D-numbers refer to docs/analysis.md. Each test names the
 //! mutations of the analysis it was checked to catch.
 
-use gcaps_analysis::model::{GpuSegment, Platform, Segment, Task, Taskset, Time};
-use gcaps_analysis::{analyze, is_schedulable, Config, GpuPolicy, WaitMode};
+mod common;
 
-const US: Time = 1_000; // 1 microsecond in ns
-fn ms(x: f64) -> Time {
-    (x * 1000.0).round() as Time * US
-}
-fn cpu(x: f64) -> Segment {
-    Segment::Cpu(ms(x))
-}
-fn gpu(m: f64, e: f64) -> Segment {
-    Segment::Gpu(GpuSegment::new(ms(m), ms(e)))
-}
+use common::{cfg, cpu, gpu, ms, taskset};
+use gcaps_analysis::model::{Segment, Task, Taskset, Time};
+use gcaps_analysis::{analyze, is_schedulable, GpuPolicy, WaitMode};
+
+/// A real-time task (every task here has a priority).
 fn task(name: &str, core: u32, prio: u32, period: f64, segs: Vec<Segment>) -> Task {
-    Task {
-        name: name.into(),
-        period: ms(period),
-        deadline: ms(period),
-        cpu: core,
-        priority: Some(prio),
-        gpu_priority: None,
-        segments: segs,
-    }
+    common::task(name, core, Some(prio), period, segs)
 }
 fn ts(eps: f64, theta: f64, l: f64, tasks: Vec<Task>) -> Taskset {
-    Taskset {
-        platform: Platform {
-            cpus: 4,
-            epsilon: ms(eps),
-            theta: ms(theta),
-            timeslice: ms(l),
-        },
-        tasks,
-    }
+    taskset(4, eps, theta, l, tasks)
 }
 fn wcrt(t: &Taskset, policy: GpuPolicy, mode: WaitMode, name: &str) -> Option<Time> {
-    let c = Config {
-        policy,
-        mode,
-        gpu_priority_assignment: false,
-    };
+    let c = cfg(policy, mode);
     let r = analyze(t, &c);
     assert_eq!(r.schedulable, is_schedulable(t, &c), "fast path disagrees");
     r.tasks.iter().find(|x| x.name == name).unwrap().wcrt

@@ -1,0 +1,58 @@
+//! Builders shared by the hand-computed analysis tests (times given in ms, stored in ns).
+#![allow(dead_code)] // each test file uses the builders it needs
+
+use gcaps_analysis::model::{GpuSegment, Platform, Segment, Task, Taskset, Time};
+use gcaps_analysis::{Config, GpuPolicy, WaitMode};
+
+const US: Time = 1_000; // 1 microsecond in ns
+
+/// `x` ms in ns, rounded to the microsecond.
+pub fn ms(x: f64) -> Time {
+    (x * 1000.0).round() as Time * US
+}
+pub fn cpu(x: f64) -> Segment {
+    Segment::Cpu(ms(x))
+}
+/// A GPU segment with `G^m = m`, `G^e = e`, submitted at once.
+pub fn gpu(m: f64, e: f64) -> Segment {
+    Segment::Gpu(GpuSegment::new(ms(m), ms(e)))
+}
+/// A GPU segment whose `G^e` is submitted in `n` pieces (U7).
+pub fn gpu_pieces(m: f64, e: f64, n: u32) -> Segment {
+    Segment::Gpu(GpuSegment {
+        misc: ms(m),
+        exec: ms(e),
+        submissions: n,
+    })
+}
+/// An implicit-deadline task (`prio: None` = best-effort).
+pub fn task(name: &str, core: u32, prio: Option<u32>, period: f64, segs: Vec<Segment>) -> Task {
+    Task {
+        name: name.into(),
+        period: ms(period),
+        deadline: ms(period),
+        cpu: core,
+        priority: prio,
+        gpu_priority: None,
+        segments: segs,
+    }
+}
+pub fn taskset(cpus: u32, eps: f64, theta: f64, l: f64, tasks: Vec<Task>) -> Taskset {
+    Taskset {
+        platform: Platform {
+            cpus,
+            epsilon: ms(eps),
+            theta: ms(theta),
+            timeslice: ms(l),
+        },
+        tasks,
+    }
+}
+/// A fixed GPU priority assignment (no Audsley search).
+pub fn cfg(policy: GpuPolicy, mode: WaitMode) -> Config {
+    Config {
+        policy,
+        mode,
+        gpu_priority_assignment: false,
+    }
+}
