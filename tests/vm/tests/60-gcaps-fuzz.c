@@ -234,6 +234,8 @@ static unsigned random_cmd(uint64_t *s, unsigned *nr, int *ours)
 	*ours = 1;
 	if (r == 0) {
 		n = 5 + rnd(s) % 251;		/* unknown number, our magic */
+		if (n == 0x10)			/* GCAPS_IOC_STATS (tests: 61-gcaps-stress) */
+			n = 0x11;
 		*ours = 0;
 	} else if (r == 1) {
 		/* Another magic (not those the VFS itself answers on any file). */
