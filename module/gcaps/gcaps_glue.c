@@ -104,6 +104,12 @@ bool gcaps_glue_may_raise_rt_prio(int prio)
 	return prio <= task_rlimit(current, RLIMIT_RTPRIO) || capable(CAP_SYS_NICE);
 }
 
+/* Resetting the statistics is an administrator's act. */
+bool gcaps_glue_capable_admin(void)
+{
+	return capable(CAP_SYS_ADMIN);
+}
+
 u32 gcaps_glue_pid_vnr(uintptr_t pid_token)
 {
 	return pid_vnr((struct pid *)pid_token);
@@ -524,6 +530,7 @@ int gcaps_glue_init(void *ctx)
 	BUILD_BUG_ON(sizeof(struct gcaps_seg_end) != GCAPS_SEG_END_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_status) != GCAPS_STATUS_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_list) != GCAPS_LIST_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct gcaps_stats) != GCAPS_STATS_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_client_info) != 48);
 	BUILD_BUG_ON(sizeof(struct gcaps_tsg_info) != 24);
 	WRITE_ONCE(gcaps_ctx, ctx);

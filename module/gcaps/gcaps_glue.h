@@ -54,6 +54,7 @@ void gcaps_glue_exit_final(void);
 void gcaps_glue_caller(struct gcaps_caller *out);
 void gcaps_glue_current_sched(s32 *policy, s32 *rt_priority);
 bool gcaps_glue_may_raise_rt_prio(int prio);
+bool gcaps_glue_capable_admin(void);
 u32 gcaps_glue_pid_vnr(uintptr_t pid_token);
 
 /* Update ceiling (U1/U2): raise current to SCHED_FIFO `ceiling`; restore. */

@@ -71,6 +71,7 @@ impl State {
             uapi::NR_SEG_END => self.seg_end(slot, arg),
             uapi::NR_STATUS => self.status(slot, arg),
             uapi::NR_LIST => self.list(arg),
+            uapi::NR_STATS => self.stats(arg),
             _ => Err(ENOTTY),
         }?;
         Ok(0)
@@ -189,6 +190,19 @@ impl State {
         }
         drop(buf);
         glue::write_arg(arg, &l, size)
+    }
+
+    fn stats(&self, arg: usize) -> Result {
+        let (mut s, size) = glue::read_arg::<uapi::Stats>(arg)?;
+        if s.flags & !uapi::STATS_RESET != 0 {
+            return Err(EINVAL);
+        }
+        let reset = s.flags & uapi::STATS_RESET != 0;
+        if reset && !glue::capable_admin() {
+            return Err(EPERM);
+        }
+        self.update.lock_killable()?.stats(&mut s, reset);
+        glue::write_arg(arg, &s, size)
     }
 
     /// Close, exit or kill: end the open segment and remove the client. An update like a

@@ -50,6 +50,7 @@ extern "C" {
     fn gcaps_glue_exit_final();
     fn gcaps_glue_current_sched(policy: *mut i32, rt_priority: *mut i32);
     fn gcaps_glue_may_raise_rt_prio(prio: c_int) -> bool;
+    fn gcaps_glue_capable_admin() -> bool;
     fn gcaps_glue_pid_vnr(pid_token: usize) -> u32;
     fn gcaps_glue_boost(ceiling: c_int, saved: *mut u64) -> c_int;
     fn gcaps_glue_restore(ceiling: c_int, saved: u64);
@@ -125,6 +126,12 @@ pub(crate) fn current_sched() -> (i32, i32) {
 
 /// Whether the caller may raise an RT priority to `prio` (`RLIMIT_RTPRIO` or `CAP_SYS_NICE`:
 /// the rule of `sched_setscheduler`).
+/// Whether the caller has `CAP_SYS_ADMIN` (resetting the statistics).
+pub(crate) fn capable_admin() -> bool {
+    // SAFETY: No preconditions (reads the current task's credentials).
+    unsafe { gcaps_glue_capable_admin() }
+}
+
 pub(crate) fn may_raise_rt_prio(prio: i32) -> bool {
     // SAFETY: No preconditions; checks `current`.
     unsafe { gcaps_glue_may_raise_rt_prio(prio) }

@@ -69,12 +69,16 @@ pub(crate) struct BeginRequest {
     pub(crate) gpu: GpuPriority,
 }
 
-/// Counters reported in the kernel log at unload.
+/// Counters reported by `GCAPS_IOC_STATS` (all but `events`) and in the kernel log at unload.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Counters {
     pub(crate) submits: u64,
     pub(crate) submit_errors: u64,
     pub(crate) events: u64,
+    pub(crate) begins: u64,
+    pub(crate) ends: u64,
+    pub(crate) ends_by_close: u64,
+    pub(crate) clients_max: u32,
 }
 
 /// Everything the update lock guards.
@@ -236,6 +240,8 @@ impl Inner {
             cpu_class: uclass,
             cpu_prio: prio,
         };
+        let now = self.clients_now();
+        self.counters.clients_max = self.counters.clients_max.max(now);
         // `slot < MAX_CLIENTS = 128`.
         Ok(slot as u32)
     }
@@ -243,6 +249,9 @@ impl Inner {
     /// The file's last reference is gone: end its segment, remove the client.
     pub(crate) fn release(&mut self, slot: u32) {
         if let Ok(id) = self.handle(slot) {
+            if self.state_of(id) != uapi::STATE_IDLE {
+                self.counters.ends_by_close += 1;
+            }
             // Cannot fail for a registered handle.
             let _ = self.policy.client_gone(id);
         }
@@ -262,6 +271,7 @@ impl Inner {
             c.cpu_class = req.uclass;
             c.cpu_prio = req.cpu_prio;
         }
+        self.counters.begins += 1;
         self.sync(false);
         Ok(self.state_of(id))
     }
@@ -270,8 +280,34 @@ impl Inner {
     pub(crate) fn seg_end(&mut self, slot: u32) -> Result {
         let id = self.handle(slot)?;
         self.policy.seg_end(id).map_err(map_policy_error)?;
+        self.counters.ends += 1;
         self.sync(false);
         Ok(())
+    }
+
+    fn clients_now(&self) -> u32 {
+        // At most `MAX_CLIENTS = 128`.
+        self.clients.iter().filter(|c| c.in_use).count() as u32
+    }
+
+    /// `GCAPS_IOC_STATS`: fills the counters, then resets them if `reset` (the caller checked
+    /// the permission); `clients_max` restarts from the clients open now.
+    pub(crate) fn stats(&mut self, out: &mut uapi::Stats, reset: bool) {
+        let c = self.counters;
+        out.begins = c.begins;
+        out.ends = c.ends;
+        out.ends_by_close = c.ends_by_close;
+        out.submits = c.submits;
+        out.submit_errors = c.submit_errors;
+        out.clients_now = self.clients_now();
+        out.clients_max = c.clients_max;
+        if reset {
+            self.counters = Counters {
+                events: c.events,
+                clients_max: out.clients_now,
+                ..Counters::default()
+            };
+        }
     }
 
     /// Generation of the published decision.

@@ -17,6 +17,9 @@ pub(crate) const NR_SEG_BEGIN: u32 = 0x01;
 pub(crate) const NR_SEG_END: u32 = 0x02;
 pub(crate) const NR_STATUS: u32 = 0x03;
 pub(crate) const NR_LIST: u32 = 0x04;
+pub(crate) const NR_STATS: u32 = 0x10;
+
+pub(crate) const STATS_RESET: u32 = 1 << 0;
 
 pub(crate) const GPU_PRIO_INHERIT: i32 = 0;
 pub(crate) const GPU_PRIO_MAX: i32 = 99;
@@ -144,3 +147,18 @@ pub(crate) struct List {
     pub(crate) reserved: u32,
 }
 ioctl_arg!(List, 56);
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Stats {
+    pub(crate) size: u32,
+    pub(crate) flags: u32,
+    pub(crate) begins: u64,
+    pub(crate) ends: u64,
+    pub(crate) ends_by_close: u64,
+    pub(crate) submits: u64,
+    pub(crate) submit_errors: u64,
+    pub(crate) clients_now: u32,
+    pub(crate) clients_max: u32,
+}
+ioctl_arg!(Stats, 56);

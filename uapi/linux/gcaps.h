@@ -29,7 +29,7 @@
  *   EPERM    the fd belongs to another process; a best-effort (SCHED_OTHER/BATCH/IDLE) caller
  *            asked for an explicit GPU priority; a real-time caller asked for an explicit GPU
  *            priority above its own CPU priority without CAP_SYS_NICE; resetting statistics
- *            without CAP_SYS_ADMIN (later)
+ *            without CAP_SYS_ADMIN
  *   EALREADY SEG_BEGIN while this client's segment is open
  *   ENOENT   SEG_END without an open segment
  *   EMFILE   open(): the calling user already has GCAPS_MAX_CLIENTS_PER_USER clients
@@ -143,11 +143,32 @@ struct gcaps_list {
 };
 #define GCAPS_LIST_SIZE_VER0		56
 
+/*
+ * GCAPS_IOC_STATS: counters since load or the last reset (any caller may read them, like LIST).
+ * GCAPS_STATS_RESET in flags zeroes them after they are read (clients_max becomes clients_now)
+ * and needs CAP_SYS_ADMIN (EPERM otherwise). Every segment begun ends exactly once, by SEG_END
+ * or by close: with no segment open, begins = ends + ends_by_close.
+ */
+struct gcaps_stats {
+	__u32 size;			/* in */
+	__u32 flags;			/* in: 0 or GCAPS_STATS_RESET */
+	__u64 begins;			/* out: successful SEG_BEGIN */
+	__u64 ends;			/* out: successful SEG_END */
+	__u64 ends_by_close;		/* out: open segments ended by close, exit or kill */
+	__u64 submits;			/* out: runlist resubmits asked of the backend */
+	__u64 submit_errors;		/* out: of which the backend refused */
+	__u32 clients_now;		/* out */
+	__u32 clients_max;		/* out: most clients at once */
+};
+#define GCAPS_STATS_SIZE_VER0		56
+#define GCAPS_STATS_RESET	(1u << 0)
+
 #define GCAPS_IOC_VERSION	_IOWR(GCAPS_IOC_MAGIC, 0x00, struct gcaps_version)
 #define GCAPS_IOC_SEG_BEGIN	_IOWR(GCAPS_IOC_MAGIC, 0x01, struct gcaps_seg_begin)
 #define GCAPS_IOC_SEG_END	_IOWR(GCAPS_IOC_MAGIC, 0x02, struct gcaps_seg_end)
 #define GCAPS_IOC_STATUS	_IOWR(GCAPS_IOC_MAGIC, 0x03, struct gcaps_status)
 #define GCAPS_IOC_LIST		_IOWR(GCAPS_IOC_MAGIC, 0x04, struct gcaps_list)
-/* 0x10..0x1f: reserved for statistics and the trace ring. */
+#define GCAPS_IOC_STATS		_IOWR(GCAPS_IOC_MAGIC, 0x10, struct gcaps_stats)
+/* 0x11..0x1f: reserved for the trace ring. */
 
 #endif /* _UAPI_LINUX_GCAPS_H */

@@ -6,7 +6,8 @@
  * process using the fd (fork child, fd passed over a unix socket), priority escalation without
  * CAP_SYS_NICE, best-effort asking for a GPU priority); the ceiling boost is undone; kill -9
  * inside a segment frees the client; per-user and table limits; rmmod refused while a file is
- * open. Prints (does not assert) the begin+end round trip against getppid().
+ * open; STATS read by anyone, reset only with CAP_SYS_ADMIN (EPERM as uid 65534), bad flags
+ * and sizes EINVAL. Prints (does not assert) the begin+end round trip against getppid().
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -151,6 +152,35 @@ static void drop_cap_sys_nice(void)
 	setrlimit(RLIMIT_RTPRIO, &rl);
 }
 
+/* STATS: anyone reads; only CAP_SYS_ADMIN resets (a child as uid 65534 has no capability). */
+static void test_stats_permission(void)
+{
+	pid_t c = fork();
+	int st;
+
+	if (c == 0) {
+		struct gcaps_stats gs = { .size = sizeof(gs) };
+		int fd, bad = 0;
+
+		if (setuid(65534))
+			_exit(2);
+		fd = open_dev();
+		bad |= ioctl(fd, GCAPS_IOC_STATS, &gs) != 0;
+		bad |= gs.clients_now < 2;
+		gs.flags = GCAPS_STATS_RESET;
+		bad |= !(ioctl(fd, GCAPS_IOC_STATS, &gs) < 0 && errno == EPERM) << 1;
+		gs.flags = 2;
+		bad |= !(ioctl(fd, GCAPS_IOC_STATS, &gs) < 0 && errno == EINVAL) << 2;
+		gs.flags = 0;
+		gs.size = GCAPS_STATS_SIZE_VER0 - 1;
+		bad |= !(ioctl(fd, GCAPS_IOC_STATS, &gs) < 0 && errno == EINVAL) << 3;
+		_exit(bad);
+	}
+	CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "STATS as uid 65534 (bits: 1 read failed, 2 reset not EPERM, 4 flags not EINVAL, 8 "
+	      "size not EINVAL): status %#x", st);
+}
+
 static void test_version_status(int fd)
 {
 	struct gcaps_version v = { .size = sizeof(v) };
@@ -241,7 +271,7 @@ static void test_sizes_flags_cmds(int fd)
 	EXPECT(fd, GCAPS_IOC_LIST, &l, EINVAL);
 	/* Unknown commands. */
 	EXPECT(fd, _IOWR(GCAPS_IOC_MAGIC, 0x05, struct gcaps_status), &s, ENOTTY);
-	EXPECT(fd, _IOWR(GCAPS_IOC_MAGIC, 0x10, struct gcaps_status), &s, ENOTTY);
+	EXPECT(fd, _IOWR(GCAPS_IOC_MAGIC, 0x11, struct gcaps_status), &s, ENOTTY);
 	EXPECT(fd, _IOWR('v', 0x01, struct gcaps_status), &s, ENOTTY);
 	EXPECT(fd, _IO(GCAPS_IOC_MAGIC, 0xff), 0, ENOTTY);
 	/* Unreadable argument. */
@@ -631,6 +661,7 @@ int main(void)
 	sh("insmod /modules/gcaps.ko max_clients_per_user=8");
 	fd = open_dev();
 	test_version_status(fd);
+	test_stats_permission();
 	test_segments_misuse(fd);
 	test_sizes_flags_cmds(fd);
 	test_rt_and_permissions(fd);

@@ -4,7 +4,8 @@
  *
  * With gcaps_simgpu loaded and two GPU clients (gpuclient, with gcaps) running segments, 2
  * processes x 4 threads (8 in parallel; one thread SCHED_FIFO) make FUZZ_CALLS ioctl calls in
- * all on a few shared /dev/gcaps fds, with fixed seeds: random command numbers (ours with every
+ * all on a few shared /dev/gcaps fds, with fixed seeds: random command numbers (ours, STATS with
+ * and without reset included, with every
  * direction/size encoding, unknown numbers of our magic, other magics), random sizes, flags,
  * priorities and reserved fields, argument pointers that are NULL, unmapped, kernel addresses,
  * read-only, misaligned, or a struct straddling into an unmapped page; begin/end misuse comes
@@ -89,7 +90,8 @@ static unsigned ksize(unsigned nr)
 	case 1: return sizeof(struct gcaps_seg_begin);
 	case 2: return sizeof(struct gcaps_seg_end);
 	case 3: return sizeof(struct gcaps_status);
-	default: return sizeof(struct gcaps_list);
+	case 4: return sizeof(struct gcaps_list);
+	default: return sizeof(struct gcaps_stats);
 	}
 }
 
@@ -100,7 +102,8 @@ static unsigned ver0(unsigned nr)
 	case 1: return GCAPS_SEG_BEGIN_SIZE_VER0;
 	case 2: return GCAPS_SEG_END_SIZE_VER0;
 	case 3: return GCAPS_STATUS_SIZE_VER0;
-	default: return GCAPS_LIST_SIZE_VER0;
+	case 4: return GCAPS_LIST_SIZE_VER0;
+	default: return GCAPS_STATS_SIZE_VER0;
 	}
 }
 
@@ -110,7 +113,7 @@ static const char *ptr_kinds[] = { "struct", "NULL", "unmapped", "kernel", "read
 				   "straddling" };
 
 /*
- * Builds a random argument for command number `nr` (0..4) and returns it with the set of
+ * Builds a random argument for command `nr` (0..4: number 0..4; 5: GCAPS_IOC_STATS) and returns it with the set of
  * acceptable results (bit 0 = success) in *ok.
  */
 static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint64_t *ok, int *kind)
@@ -166,12 +169,19 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 	if (nr != 0)
 		memcpy(buf + 4, &flags, 4);
 	*ok = 0;
+	if (nr == 5 && (rnd(s) % 4 == 0 || flags == GCAPS_STATS_RESET)) {
+		/* Reading and resetting the statistics (root may reset). */
+		flags = GCAPS_STATS_RESET;
+		memcpy(buf + 4, &flags, 4);
+		*ok = BIT(0);
+		return (unsigned long)buf;
+	}
 	if (flags && size >= 8) {
 		*ok = BIT(EINVAL);
 		return (unsigned long)buf;
 	}
 	switch (nr) {
-	case 0: case 3: *ok = BIT(0); break;
+	case 0: case 3: case 5: *ok = BIT(0); break;
 	case 1: {
 		int32_t prio;
 
@@ -227,13 +237,16 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 static unsigned random_cmd(uint64_t *s, unsigned *nr, int *ours)
 {
 	static const unsigned dirs[4] = { _IOC_NONE, _IOC_READ, _IOC_WRITE, _IOC_READ | _IOC_WRITE };
-	unsigned dir = dirs[rnd(s) % 4], size = rnd(s) % 3 ? ksize(rnd(s) % 5) : rnd(s) % 16384;
-	unsigned type = GCAPS_IOC_MAGIC, n = rnd(s) % 5;
+	unsigned dir = dirs[rnd(s) % 4], size = rnd(s) % 3 ? ksize(rnd(s) % 6) : rnd(s) % 16384;
+	unsigned type = GCAPS_IOC_MAGIC, n = rnd(s) % 6, num = n == 5 ? 0x10 : n;
 	int r = rnd(s) % 10;
 
 	*ours = 1;
 	if (r == 0) {
-		n = 5 + rnd(s) % 251;		/* unknown number, our magic */
+		num = 5 + rnd(s) % 251;		/* unknown number, our magic */
+		if (num == 0x10)		/* GCAPS_IOC_STATS */
+			num = 0x11;
+		n = num;
 		*ours = 0;
 	} else if (r == 1) {
 		/* Another magic (not those the VFS itself answers on any file). */
@@ -244,7 +257,7 @@ static unsigned random_cmd(uint64_t *s, unsigned *nr, int *ours)
 		*ours = 0;
 	}
 	*nr = n;
-	return _IOC(dir, type, n, size);
+	return _IOC(dir, type, num, size);
 }
 
 struct worker {
@@ -387,7 +400,7 @@ static void fuzz_process(int p)
 	if (rw_page == MAP_FAILED || ro_page == MAP_FAILED)
 		_exit(1);
 	munmap(rw_page + PAGE, PAGE);
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 6; i++) {
 		*(uint32_t *)(ro_page + i * 256) = ksize(i);
 		*(uint32_t *)(rw_page + PAGE - 4 * (i + 1)) = ksize(i);
 	}
