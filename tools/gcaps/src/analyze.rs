@@ -35,7 +35,7 @@ enum ModeArg {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum OutputFormat {
+pub(crate) enum OutputFormat {
     /// Aligned columns.
     Table,
     /// One JSON object.
@@ -43,7 +43,7 @@ enum OutputFormat {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum InputFormat {
+pub(crate) enum InputFormat {
     /// From the file name (.json, .toml), else from the content (`{` first:
     /// JSON), also for standard input.
     Auto,
@@ -90,7 +90,18 @@ fn fmt_ms(t: Time) -> String {
 }
 
 fn load(args: &Args) -> Result<Taskset, String> {
-    let (text, origin, detected) = match &args.file {
+    let (text, origin, format) = read_input(&args.file, args.input_format)?;
+    parse_taskset(&text, &origin, format).map_err(|e| e.to_string())
+}
+
+/// Reads a taskset file's text (`None`: the embedded case study; `-`: standard input) and
+/// returns it with its origin (raw: the parsers escape it) and the format to parse it in.
+/// Shared by `analyze` and the simulator commands.
+pub(crate) fn read_input(
+    file: &Option<PathBuf>,
+    input: InputFormat,
+) -> Result<(String, String, Format), String> {
+    let (text, origin, detected) = match file {
         None => (
             CASE_STUDY.to_string(),
             "examples/case-study.toml (embedded)".to_string(),
@@ -113,12 +124,12 @@ fn load(args: &Args) -> Result<Taskset, String> {
             (text, origin, format)
         }
     };
-    let format = match args.input_format {
+    let format = match input {
         InputFormat::Auto => detected,
         InputFormat::Toml => Format::Toml,
         InputFormat::Json => Format::Json,
     };
-    parse_taskset(&text, &origin, format).map_err(|e| e.to_string())
+    Ok((text, origin, format))
 }
 
 fn policy_name(p: GpuPolicy) -> &'static str {

@@ -2,7 +2,7 @@
 //! (`tools/sim`, `docs/simulator.md`) on a taskset file, against the analysis bounds, and
 //! over many generated tasksets.
 
-use gcaps_analysis::Format;
+use crate::analyze::{InputFormat, OutputFormat};
 use gcaps_sim::input::{parse, parse_release_flag, scenario_toml, SimInput};
 use gcaps_sim::search::{explore, Search};
 use gcaps_sim::soundness::{
@@ -69,24 +69,6 @@ enum MiscArg {
     Even,
     /// Random cut points.
     Random,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum OutputFormat {
-    /// Aligned columns.
-    Table,
-    /// One JSON object.
-    Json,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum InputFormat {
-    /// From the file extension (.json) or, for standard input, the first character.
-    Auto,
-    /// TOML.
-    Toml,
-    /// JSON.
-    Json,
 }
 
 fn policy(p: PolicyArg) -> GpuPolicy {
@@ -180,34 +162,7 @@ pub struct SimulateArgs {
 }
 
 fn read_input(file: &Option<PathBuf>, input: InputFormat) -> Result<(SimInput, String), String> {
-    let (text, origin, detected) = match file {
-        None => (
-            crate::analyze::CASE_STUDY.to_string(),
-            "examples/case-study.toml (embedded)".to_string(),
-            Format::Toml,
-        ),
-        Some(p) if p.as_os_str() == "-" => {
-            let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-                .map_err(|e| format!("<stdin>: cannot read: {e}"))?;
-            let f = Format::detect(None, &s);
-            (s, "<stdin>".to_string(), f)
-        }
-        Some(p) => {
-            let origin = p.display().to_string();
-            let shown = origin.escape_debug();
-            let bytes = std::fs::read(p).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-            let text =
-                String::from_utf8(bytes).map_err(|e| format!("{shown}: not UTF-8 text: {e}"))?;
-            let f = Format::detect(Some(p), &text);
-            (text, origin, f)
-        }
-    };
-    let format = match input {
-        InputFormat::Auto => detected,
-        InputFormat::Toml => Format::Toml,
-        InputFormat::Json => Format::Json,
-    };
+    let (text, origin, format) = crate::analyze::read_input(file, input)?;
     // `origin` stays raw (the parsers escape it); messages here use the escaped form.
     let sim = parse(&text, &origin, format)?;
     Ok((sim, origin.escape_debug().to_string()))
