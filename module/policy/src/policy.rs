@@ -560,7 +560,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         let Ok(slot) = self.lookup(id) else {
             return true;
         };
-        if self.clients.get(slot).map_or(true, |c| c.open) {
+        if self.clients.get(slot).is_none_or(|c| c.open) {
             return true;
         }
         let effective = match (class, gpu) {
