@@ -85,6 +85,30 @@ void gcaps_glue_unlock(void)
 	rt_mutex_unlock(&gcaps_update_lock);
 }
 
+/*
+ * The fast path of a real-time update that cannot change the decision (gcaps_main.rs,
+ * State::update): preemption off first, then one try for the lock. The caller then runs the
+ * whole update non-preemptively (at least as strong as the ceiling, U2) without the two
+ * sched_setattr calls, and never waits for the lock, so it takes no place in the FIFO order of
+ * waiters (a trylock never steals from a waiter at the ceiling: rt_mutex_steal() needs a
+ * strictly higher priority). On failure preemption is on again and the caller takes the
+ * slow path.
+ */
+bool gcaps_glue_trylock_nopreempt(void)
+{
+	preempt_disable();
+	if (rt_mutex_trylock(&gcaps_update_lock))
+		return true;
+	preempt_enable();
+	return false;
+}
+
+void gcaps_glue_unlock_nopreempt(void)
+{
+	rt_mutex_unlock(&gcaps_update_lock);
+	preempt_enable();
+}
+
 #define assert_update_lock_held() lockdep_assert_held(&gcaps_update_lock)
 
 /* ------------------------------------------------------------------ trace ring lock */
@@ -418,6 +442,9 @@ int gcaps_glue_be_resubmit(void)
 	assert_update_lock_held();
 	if (!gcaps_be.ops)
 		return -ENODEV;
+	/* The fast path never gets here (its events keep the decision); if it did, don't sleep. */
+	if (IS_ENABLED(CONFIG_PREEMPT_COUNT) && WARN_ON_ONCE(!preemptible()))
+		return -EAGAIN;
 	return gcaps_be.ops->resubmit(gcaps_be.drv);
 }
 

@@ -70,6 +70,8 @@ void gcaps_glue_restore(int ceiling, u64 saved);
 int gcaps_glue_lock_killable(void);
 void gcaps_glue_lock(void);
 void gcaps_glue_unlock(void);
+bool gcaps_glue_trylock_nopreempt(void);
+void gcaps_glue_unlock_nopreempt(void);
 
 /* User memory. */
 int gcaps_glue_copy_struct_from_user(void *dst, size_t ksize, unsigned long src, size_t usize);

@@ -108,17 +108,42 @@ impl State {
     /// all under the lock; then unlocks and restores its own priority (drop order: the guard
     /// before the ceiling). A best-effort caller is never raised and never drains events (U5):
     /// its events never change the eligible set (policy rule 3), so it never submits.
-    fn update<R>(&self, rt: bool, f: impl FnOnce(&mut Inner) -> Result<R>) -> Result<R> {
-        let _ceiling = if rt {
-            Some(Ceiling::raise(self.ceiling)?)
+    ///
+    /// Fast path: a real-time event that `keeps` the decision (checked under the lock) and
+    /// finds no TSG event pending runs with preemption disabled instead of at the ceiling, if
+    /// the lock is free at once: the same non-preemptive update (nothing can submit, so
+    /// nothing sleeps), without the two `sched_setattr` calls.
+    fn update<R>(
+        &self,
+        rt: bool,
+        keeps: impl FnOnce(&Inner) -> bool,
+        f: impl FnOnce(&mut Inner) -> Result<R>,
+    ) -> Result<R> {
+        let mut ceiling = None;
+        let fast = if rt {
+            self.update
+                .try_lock_nonpreemptible()
+                .filter(|inner| !glue::events_pending() && keeps(inner))
         } else {
             None
         };
-        let mut inner = self.update.lock_killable()?;
-        if rt && glue::events_pending() {
-            inner.apply_events(&self.trace);
-        }
-        f(&mut inner)
+        let mut inner = match fast {
+            Some(inner) => inner,
+            None => {
+                if rt {
+                    ceiling = Some(Ceiling::raise(self.ceiling)?);
+                }
+                let mut inner = self.update.lock_killable()?;
+                if rt && glue::events_pending() {
+                    inner.apply_events(&self.trace);
+                }
+                inner
+            }
+        };
+        let r = f(&mut inner);
+        drop(inner);
+        drop(ceiling);
+        r
     }
 
     fn seg_begin(&self, slot: u32, arg: usize) -> Result {
@@ -154,7 +179,8 @@ impl State {
         };
         let rt = matches!(class, SchedClass::RealTime(_));
         let call = Call { entry_ns, rt };
-        let (state, generation) = self.update(rt, |inner| {
+        let keeps = |inner: &Inner| inner.begin_keeps_decision(slot, &req);
+        let (state, generation) = self.update(rt, keeps, |inner| {
             let state = inner.seg_begin(slot, req, call, &self.trace)?;
             Ok((state, inner.generation()))
         })?;
@@ -172,7 +198,8 @@ impl State {
         let (policy, rt_priority) = glue::current_sched();
         let rt = matches!(classify(policy, rt_priority).1, SchedClass::RealTime(_));
         let call = Call { entry_ns, rt };
-        a.generation = self.update(rt, |inner| {
+        let keeps = |inner: &Inner| inner.end_keeps_decision(slot);
+        a.generation = self.update(rt, keeps, |inner| {
             inner.seg_end(slot, call, &self.trace)?;
             Ok(inner.generation())
         })?;

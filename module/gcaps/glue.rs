@@ -61,6 +61,8 @@ extern "C" {
     fn gcaps_glue_lock_killable() -> c_int;
     fn gcaps_glue_lock();
     fn gcaps_glue_unlock();
+    fn gcaps_glue_trylock_nopreempt() -> bool;
+    fn gcaps_glue_unlock_nopreempt();
     fn gcaps_glue_copy_struct_from_user(
         dst: *mut c_void,
         ksize: usize,
@@ -229,8 +231,20 @@ impl<T> UpdateLock<T> {
         unsafe { gcaps_glue_lock() };
         UpdateGuard {
             lock: self,
+            nonpreemptible: false,
             _not_send: PhantomData,
         }
+    }
+
+    /// Disables preemption and tries the lock once; on success both last until the guard is
+    /// dropped (the fast path: nothing under this guard may sleep).
+    pub(crate) fn try_lock_nonpreemptible(&self) -> Option<UpdateGuard<'_, T>> {
+        // SAFETY: No preconditions; never sleeps.
+        unsafe { gcaps_glue_trylock_nopreempt() }.then_some(UpdateGuard {
+            lock: self,
+            nonpreemptible: true,
+            _not_send: PhantomData,
+        })
     }
 
     /// Takes the lock; a fatal signal while waiting gives `EINTR` (the caller is dying).
@@ -241,14 +255,18 @@ impl<T> UpdateLock<T> {
         }
         Ok(UpdateGuard {
             lock: self,
+            nonpreemptible: false,
             _not_send: PhantomData,
         })
     }
 }
 
 /// Proof that the update lock is held; unlocks when dropped (by the same task: not `Send`).
+/// If `nonpreemptible`, preemption has been off since the lock was taken and comes back on
+/// with the unlock.
 pub(crate) struct UpdateGuard<'a, T> {
     lock: &'a UpdateLock<T>,
+    nonpreemptible: bool,
     _not_send: PhantomData<*mut ()>,
 }
 
@@ -269,8 +287,13 @@ impl<T> DerefMut for UpdateGuard<'_, T> {
 
 impl<T> Drop for UpdateGuard<'_, T> {
     fn drop(&mut self) {
-        // SAFETY: This guard took the lock, on this task.
-        unsafe { gcaps_glue_unlock() };
+        if self.nonpreemptible {
+            // SAFETY: This guard took the lock with preemption off, on this task.
+            unsafe { gcaps_glue_unlock_nopreempt() };
+        } else {
+            // SAFETY: This guard took the lock, on this task.
+            unsafe { gcaps_glue_unlock() };
+        }
     }
 }
 

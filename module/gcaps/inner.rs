@@ -430,6 +430,20 @@ impl Inner {
         Ok(state)
     }
 
+    /// Whether `seg_begin(slot, req)` certainly keeps the published decision (the policy's
+    /// predicate; an unknown slot keeps it too: the event fails).
+    pub(crate) fn begin_keeps_decision(&self, slot: u32, req: &BeginRequest) -> bool {
+        self.handle(slot).map_or(true, |id| {
+            self.policy.begin_keeps_decision(id, req.class, req.gpu)
+        })
+    }
+
+    /// Whether `seg_end(slot)` certainly keeps the published decision.
+    pub(crate) fn end_keeps_decision(&self, slot: u32) -> bool {
+        self.handle(slot)
+            .map_or(true, |id| self.policy.end_keeps_decision(id))
+    }
+
     /// `GCAPS_IOC_SEG_END`.
     pub(crate) fn seg_end(&mut self, slot: u32, call: Call, tr: &TraceRing) -> Result {
         let id = self.handle(slot)?;
@@ -494,11 +508,7 @@ impl Inner {
     fn info_of(&self, c: &Client) -> uapi::ClientInfo {
         let id = ClientId::from_raw(c.handle);
         let gpu = self.effective_of(c);
-        let num_tsgs = self
-            .tsgs
-            .iter()
-            .filter(|t| t.exists && t.key == c.key)
-            .count();
+        let num_tsgs = self.policy.owned_tsgs(id);
         uapi::ClientInfo {
             client_id: c.id,
             tgid: c.pid.vnr(),

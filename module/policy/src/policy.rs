@@ -536,6 +536,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
             return Err(Error::GpuPriorityNeedsRealTime);
         }
         // Validation done: from here on the event cannot fail.
+        let keeps = self.begin_keeps_decision(id, class, gpu);
         if self.next_seq == u64::MAX {
             self.renumber();
         }
@@ -546,7 +547,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         c.open = true;
         c.gpu_prio = gpu_raw;
         c.seq = seq;
-        Ok(self.finish(false))
+        Ok(self.finish_unless(keeps))
     }
 
     /// Whether [`Policy::seg_begin`] with these arguments certainly leaves [`Policy::decision`]
@@ -582,6 +583,14 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         }
     }
 
+    /// Number of existing TSGs the client owns (O(T/64)).
+    pub fn owned_tsgs(&self, id: ClientId) -> usize {
+        self.lookup(id)
+            .ok()
+            .and_then(|slot| self.owned.get(slot))
+            .map_or(0, TsgSet::len)
+    }
+
     /// Effective priority of the running real-time segment, if any.
     fn running_effective(&self) -> Option<u8> {
         let slot = usize::try_from(self.winner.checked_sub(1)?).ok()?;
@@ -593,6 +602,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
     /// Errors: [`Error::UnknownClient`], [`Error::NoOpenSegment`].
     pub fn seg_end(&mut self, id: ClientId) -> Result<Outcome, Error> {
         let slot = self.lookup(id)?;
+        let keeps = self.end_keeps_decision(id);
         let c = self.clients.get_mut(slot).ok_or(Error::UnknownClient)?;
         if !c.open {
             return Err(Error::NoOpenSegment);
@@ -600,7 +610,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         c.open = false;
         c.gpu_prio = 0;
         c.seq = 0;
-        Ok(self.finish(false))
+        Ok(self.finish_unless(keeps))
     }
 
     /// The driver created TSG `tsgid` for the process with key `owner_key` (for every
@@ -798,6 +808,19 @@ impl<const W: usize, const C: usize> Policy<W, C> {
     }
 
     /// Common tail of every successful event.
+    /// [`Policy::finish`], or, if the event `keeps` the decision (a `*_keeps_decision`
+    /// predicate held: the winner and hence the eligible set stay), the outcome without the
+    /// O(C) winner search.
+    fn finish_unless(&mut self, keeps: bool) -> Outcome {
+        if keeps {
+            return Outcome {
+                changed: false,
+                generation: self.generation,
+            };
+        }
+        self.finish(false)
+    }
+
     fn finish(&mut self, content_changed: bool) -> Outcome {
         let changed = self.recompute() || content_changed;
         if changed {

@@ -74,7 +74,12 @@ fn alphabet() -> Vec<Ev> {
         // Roles 0/1: 70 ties with role 2's CPU priority and beats their own 50;
         // role 2: 40 is below its CPU priority.
         match r {
-            0 | 1 => v.push(Ev::Begin(r, class, GpuPriority::Explicit(70))),
+            // Role 1: 51 is one above role 0's 50 (the strict boundary of preemption).
+            1 => {
+                v.push(Ev::Begin(r, class, GpuPriority::Explicit(70)));
+                v.push(Ev::Begin(r, class, GpuPriority::Explicit(51)));
+            }
+            0 => v.push(Ev::Begin(r, class, GpuPriority::Explicit(70))),
             2 => v.push(Ev::Begin(r, class, GpuPriority::Explicit(40))),
             _ => {}
         }
