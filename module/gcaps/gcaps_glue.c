@@ -269,6 +269,26 @@ void gcaps_glue_publish(u64 generation, bool all, const u64 *words)
 	raw_spin_unlock_irqrestore(&gcaps_snap_wlock, flags);
 }
 
+/*
+ * A TSG was released: its id stops being eligible now, not when gcaps applies the event. The
+ * driver may hand the id to another process's new TSG before then, and that TSG must not
+ * inherit the old one's place on the runlist (policy rule 2). Only clears a bit (the update
+ * lock's next publish writes the whole set again), so the generation stays: nothing the
+ * decision allows becomes eligible. Any context (the driver's runlist lock may be held).
+ */
+static void gcaps_snap_forget_tsg(u32 tsgid)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&gcaps_snap_wlock, flags);
+	if (!gcaps_snap.all && test_bit(tsgid, gcaps_snap.bits)) {
+		write_seqcount_begin(&gcaps_snap_seq);
+		__clear_bit(tsgid, gcaps_snap.bits);
+		write_seqcount_end(&gcaps_snap_seq);
+	}
+	raw_spin_unlock_irqrestore(&gcaps_snap_wlock, flags);
+}
+
 static void gcaps_be_eligible(struct gcaps_backend *be, struct gcaps_be_eligible *out)
 {
 	unsigned int seq;
@@ -339,6 +359,8 @@ static void gcaps_be_tsg_update(struct gcaps_backend *be, const struct gcaps_be_
 
 static void gcaps_be_tsg_release(struct gcaps_backend *be, u32 tsgid)
 {
+	if (tsgid < GCAPS_BE_MAX_TSGS)
+		gcaps_snap_forget_tsg(tsgid);
 	gcaps_ev_put(tsgid, NULL, false);
 }
 
