@@ -240,7 +240,8 @@ impl<T> UpdateLock<T> {
     /// dropped (the fast path: nothing under this guard may sleep).
     pub(crate) fn try_lock_nonpreemptible(&self) -> Option<UpdateGuard<'_, T>> {
         // SAFETY: No preconditions; never sleeps.
-        unsafe { gcaps_glue_trylock_nopreempt() }.then_some(UpdateGuard {
+        // `then`, not `then_some`: a guard built for a failed try would unlock on drop.
+        unsafe { gcaps_glue_trylock_nopreempt() }.then(|| UpdateGuard {
             lock: self,
             nonpreemptible: true,
             _not_send: PhantomData,
