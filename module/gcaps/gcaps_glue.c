@@ -87,17 +87,21 @@ void gcaps_glue_unlock(void)
 
 /*
  * The fast path of a real-time update that cannot change the decision (gcaps_main.rs,
- * State::update): preemption off first, then one try for the lock. The caller then runs the
- * whole update non-preemptively (at least as strong as the ceiling, U2) without the two
- * sched_setattr calls, and never waits for the lock, so it takes no place in the FIFO order of
- * waiters (a trylock never steals from a waiter at the ceiling: rt_mutex_steal() needs a
- * strictly higher priority). On failure preemption is on again and the caller takes the
- * slow path.
+ * State::update): preemption off first, then one try for the lock, and only if it is entirely
+ * free. The caller then runs the whole update non-preemptively (at least as strong as the
+ * ceiling, U2) without the two sched_setattr calls. It never waits and never overtakes a
+ * waiter: the owner word is non-NULL whenever the lock is owned *or* has waiters (also during
+ * a hand-over to a woken waiter, when it holds RT_MUTEX_HAS_WAITERS alone), so with anyone
+ * queued, of any priority, the caller takes the ordinary path (at the ceiling, FIFO). Without
+ * that check a stream of fast-path updates could steal the lock from a woken lower-priority
+ * waiter (rt_mutex_steal()) again and again (the event work item hung for 10 s in the stress
+ * test). On failure preemption is on again and the caller takes the ordinary path.
  */
 bool gcaps_glue_trylock_nopreempt(void)
 {
 	preempt_disable();
-	if (rt_mutex_trylock(&gcaps_update_lock))
+	if (!rt_mutex_base_is_locked(&gcaps_update_lock.rtmutex) &&
+	    rt_mutex_trylock(&gcaps_update_lock))
 		return true;
 	preempt_enable();
 	return false;
