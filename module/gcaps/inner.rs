@@ -285,6 +285,7 @@ impl Inner {
             generation: self.published.generation,
             kind,
             effective_priority: c.map_or(0, |c| self.effective_of(c)),
+            comm: c.map_or([0; 16], |c| c.comm),
             ..TraceEvent::default()
         }
     }
@@ -298,21 +299,24 @@ impl Inner {
             .map_or(0, i32::from)
     }
 
-    /// After a begin/end/close by `slot` that left `prev` running before: counts and records
-    /// the preemption or resumption it caused (a begin can only preempt, an end or close can
-    /// only resume).
-    fn handover(&mut self, slot: usize, prev: Option<usize>, tr: &TraceRing) {
-        match (prev, self.running) {
+    /// After a begin/end/close by `slot` (recorded as `cause`) that left `prev` running
+    /// before: counts and records the preemption or resumption it caused (a begin can only
+    /// preempt, an end or close can only resume), at the cause's time.
+    fn handover(&mut self, slot: usize, prev: Option<usize>, cause: &TraceEvent, tr: &TraceRing) {
+        let (kind, who) = match (prev, self.running) {
             (Some(p), Some(n)) if n == slot && p != slot => {
                 self.counters.preemptions += 1;
-                tr.record(self.event(uapi::TRACE_PREEMPT, Some(p)));
+                (uapi::TRACE_PREEMPT, p)
             }
             (Some(p), Some(n)) if p == slot && n != slot => {
                 self.counters.resumes += 1;
-                tr.record(self.event(uapi::TRACE_RESUME, Some(n)));
+                (uapi::TRACE_RESUME, n)
             }
-            _ => {}
-        }
+            _ => return,
+        };
+        let mut ev = self.event(kind, Some(who));
+        ev.time_ns = cause.time_ns;
+        tr.record(ev);
     }
 
     /// The update delay of a successful begin/end: sampled for real-time callers.
@@ -393,7 +397,7 @@ impl Inner {
         ev.running_client_id = after.running_client_id;
         ev.running_tgid = after.running_tgid;
         tr.record(ev);
-        self.handover(s, prev, tr);
+        self.handover(s, prev, &ev, tr);
     }
 
     /// `GCAPS_IOC_SEG_BEGIN`. Returns the client's state after the call.
@@ -426,7 +430,7 @@ impl Inner {
             ev.flags |= uapi::TRACE_F_PENDING;
         }
         tr.record(ev);
-        self.handover(slot as usize, prev, tr);
+        self.handover(slot as usize, prev, &ev, tr);
         Ok(state)
     }
 
@@ -455,7 +459,7 @@ impl Inner {
         ev.delay_ns = self.delay_of(call);
         ev.flags = submit.trace_flags();
         tr.record(ev);
-        self.handover(slot as usize, prev, tr);
+        self.handover(slot as usize, prev, &ev, tr);
         Ok(())
     }
 

@@ -237,12 +237,13 @@ pub(crate) struct TraceEvent {
     pub(crate) flags: u32,
     pub(crate) running_tgid: u32,
     pub(crate) reserved: u32,
+    pub(crate) comm: [u8; 16],
 }
-// SAFETY: `repr(C)`, integers only.
+// SAFETY: `repr(C)`, integers and a byte array only.
 unsafe impl FromBytes for TraceEvent {}
-// SAFETY: `repr(C)`, 6 * 8 + 8 * 4 = 80 bytes, 8-aligned: no padding.
+// SAFETY: `repr(C)`, 6 * 8 + 8 * 4 + 16 = 96 bytes, 8-aligned: no padding.
 unsafe impl AsBytes for TraceEvent {}
-pub(crate) const TRACE_EVENT_SIZE_VER0: usize = 80;
+pub(crate) const TRACE_EVENT_SIZE_VER0: usize = 96;
 const _: () = assert!(size_of::<TraceEvent>() == TRACE_EVENT_SIZE_VER0);
 
 #[repr(C)]

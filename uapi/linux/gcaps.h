@@ -240,7 +240,11 @@ struct gcaps_stats {
 
 struct gcaps_trace_event {
 	__u64 seq;			/* 1, 2, 3, ... */
-	__u64 time_ns;			/* CLOCK_MONOTONIC when the event was recorded */
+	__u64 time_ns;			/* CLOCK_MONOTONIC when the event was recorded (at the
+					 * end of its update; time_ns - delay_ns is a begin/end
+					 * call's entry); PREEMPT/RESUME carry the time of the
+					 * BEGIN/END/CLOSE that caused them. Never decreases
+					 * along seq. */
 	__u64 client_id;		/* the client the event is about, 0 for driver events */
 	__u64 running_client_id;	/* decision after the event: the client whose real-time
 					 * segment runs, 0 = none (every TSG eligible) */
@@ -258,8 +262,10 @@ struct gcaps_trace_event {
 	__u32 flags;			/* GCAPS_TRACE_F_* */
 	__u32 running_tgid;		/* process id of running_client_id, 0 if none */
 	__u32 reserved;			/* 0 */
+	char comm[16];			/* client_id's (or the TSG owner's client's) command name,
+					 * NUL-terminated; "" if none */
 };
-#define GCAPS_TRACE_EVENT_SIZE_VER0	80
+#define GCAPS_TRACE_EVENT_SIZE_VER0	96
 
 /*
  * GCAPS_IOC_TRACE_READ: copy events with seq >= from_seq (0: the oldest held) into the user

@@ -180,6 +180,15 @@ static void test_scenario(void)
 	int fl, fh, fb, st;
 	unsigned int i;
 	pid_t c;
+	char comm[17] = "";
+	FILE *cf = fopen("/proc/self/comm", "r");
+
+	if (!cf || !fgets(comm, sizeof(comm), cf)) {
+		printf("FAIL: /proc/self/comm\n");
+		exit(1);
+	}
+	fclose(cf);
+	comm[strcspn(comm, "\n")] = '\0';
 
 	fl = open_dev();
 	fh = open_dev();
@@ -272,7 +281,11 @@ static void test_scenario(void)
 				 e->running_client_id == w[i].running &&
 				 e->running_tgid == (w[i].running ? (unsigned)getpid() : 0) &&
 				 (w[i].rt ? e->delay_ns > 0 : e->delay_ns == 0) &&
-				 (i == 0 || e->time_ns >= ev[i - 1].time_ns) && e->reserved == 0;
+				 (i == 0 || e->time_ns >= ev[i - 1].time_ns) && e->reserved == 0 &&
+				 strncmp(e->comm, comm, sizeof(e->comm)) == 0 &&
+				 /* PREEMPT/RESUME carry their cause's time */
+				 ((e->kind != GCAPS_TRACE_PREEMPT && e->kind != GCAPS_TRACE_RESUME) ||
+				  e->time_ns == ev[i - 1].time_ns);
 
 			CHECK(ok, "event %u (seq %llu): got %s client %llu, want %s client %llu "
 			      "(cpu %d req %d eff %d flags %#x running %llu)", i,
