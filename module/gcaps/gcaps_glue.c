@@ -43,6 +43,15 @@ static unsigned int max_clients_per_user = 16;
 module_param(max_clients_per_user, uint, 0444);
 MODULE_PARM_DESC(max_clients_per_user, "Open /dev/gcaps files one user may hold (EMFILE beyond)");
 
+static unsigned int trace_size = 4096;
+module_param(trace_size, uint, 0444);
+MODULE_PARM_DESC(trace_size, "Events the trace ring holds (allocated at load; 0 disables tracing), at most 1048576");
+
+unsigned int gcaps_glue_trace_size(void)
+{
+	return trace_size;
+}
+
 int gcaps_glue_update_prio(void)
 {
 	return update_prio;
@@ -76,7 +85,54 @@ void gcaps_glue_unlock(void)
 	rt_mutex_unlock(&gcaps_update_lock);
 }
 
+/*
+ * The fast path of a real-time update that cannot change the decision (gcaps_main.rs,
+ * State::update): preemption off first, then one try for the lock, and only if it is entirely
+ * free. The caller then runs the whole update non-preemptively (at least as strong as the
+ * ceiling, U2) without the two sched_setattr calls. It never waits and never overtakes a
+ * waiter: the owner word is non-NULL whenever the lock is owned *or* has waiters (also during
+ * a hand-over to a woken waiter, when it holds RT_MUTEX_HAS_WAITERS alone), so with anyone
+ * queued, of any priority, the caller takes the ordinary path (at the ceiling, FIFO). Without
+ * that check a stream of fast-path updates could steal the lock from a woken lower-priority
+ * waiter (rt_mutex_steal()) again and again (the event work item hung for 10 s in the stress
+ * test). On failure preemption is on again and the caller takes the ordinary path.
+ */
+bool gcaps_glue_trylock_nopreempt(void)
+{
+	preempt_disable();
+	if (!rt_mutex_base_is_locked(&gcaps_update_lock.rtmutex) &&
+	    rt_mutex_trylock(&gcaps_update_lock))
+		return true;
+	preempt_enable();
+	return false;
+}
+
+void gcaps_glue_unlock_nopreempt(void)
+{
+	rt_mutex_unlock(&gcaps_update_lock);
+	preempt_enable();
+}
+
 #define assert_update_lock_held() lockdep_assert_held(&gcaps_update_lock)
+
+/* ------------------------------------------------------------------ trace ring lock */
+
+/*
+ * Guards the trace ring (trace.rs): recorded under the update lock, read by tools without it.
+ * Raw: recording must not sleep (also on PREEMPT_RT) and a reader holds it only to copy one
+ * event. Process context only, so no irqsave.
+ */
+static DEFINE_RAW_SPINLOCK(gcaps_trace_lock);
+
+void gcaps_glue_trace_lock(void)
+{
+	raw_spin_lock(&gcaps_trace_lock);
+}
+
+void gcaps_glue_trace_unlock(void)
+{
+	raw_spin_unlock(&gcaps_trace_lock);
+}
 
 /* ------------------------------------------------------------------ the calling task */
 
@@ -217,6 +273,26 @@ void gcaps_glue_publish(u64 generation, bool all, const u64 *words)
 	raw_spin_unlock_irqrestore(&gcaps_snap_wlock, flags);
 }
 
+/*
+ * A TSG was released: its id stops being eligible now, not when gcaps applies the event. The
+ * driver may hand the id to another process's new TSG before then, and that TSG must not
+ * inherit the old one's place on the runlist (policy rule 2). Only clears a bit (the update
+ * lock's next publish writes the whole set again), so the generation stays: nothing the
+ * decision allows becomes eligible. Any context (the driver's runlist lock may be held).
+ */
+static void gcaps_snap_forget_tsg(u32 tsgid)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&gcaps_snap_wlock, flags);
+	if (!gcaps_snap.all && test_bit(tsgid, gcaps_snap.bits)) {
+		write_seqcount_begin(&gcaps_snap_seq);
+		__clear_bit(tsgid, gcaps_snap.bits);
+		write_seqcount_end(&gcaps_snap_seq);
+	}
+	raw_spin_unlock_irqrestore(&gcaps_snap_wlock, flags);
+}
+
 static void gcaps_be_eligible(struct gcaps_backend *be, struct gcaps_be_eligible *out)
 {
 	unsigned int seq;
@@ -287,6 +363,8 @@ static void gcaps_be_tsg_update(struct gcaps_backend *be, const struct gcaps_be_
 
 static void gcaps_be_tsg_release(struct gcaps_backend *be, u32 tsgid)
 {
+	if (tsgid < GCAPS_BE_MAX_TSGS)
+		gcaps_snap_forget_tsg(tsgid);
 	gcaps_ev_put(tsgid, NULL, false);
 }
 
@@ -390,6 +468,9 @@ int gcaps_glue_be_resubmit(void)
 	assert_update_lock_held();
 	if (!gcaps_be.ops)
 		return -ENODEV;
+	/* The fast path never gets here (its events keep the decision); if it did, don't sleep. */
+	if (IS_ENABLED(CONFIG_PREEMPT_COUNT) && WARN_ON_ONCE(!preemptible()))
+		return -EAGAIN;
 	return gcaps_be.ops->resubmit(gcaps_be.drv);
 }
 
@@ -497,10 +578,11 @@ static long gcaps_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct gcaps_file *f = file->private_data;
 
-	/* Nobody acts for somebody else: the fd belongs to the thread group that opened it. */
-	if (task_tgid(current) != f->tgid)
-		return -EPERM;
-	return gcaps_rust_ioctl(gcaps_ctx, f->slot, cmd, arg);
+	/*
+	 * Nobody acts for somebody else: the fd belongs to the thread group that opened it (the
+	 * Rust half refuses a foreign caller with EPERM and counts it).
+	 */
+	return gcaps_rust_ioctl(gcaps_ctx, f->slot, cmd, arg, task_tgid(current) != f->tgid);
 }
 
 static const struct file_operations gcaps_fops = {
@@ -530,7 +612,10 @@ int gcaps_glue_init(void *ctx)
 	BUILD_BUG_ON(sizeof(struct gcaps_seg_end) != GCAPS_SEG_END_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_status) != GCAPS_STATUS_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_list) != GCAPS_LIST_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct gcaps_stats) != GCAPS_STATS_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct gcaps_stats) != GCAPS_STATS_SIZE_VER1);
+	BUILD_BUG_ON(sizeof(struct gcaps_trace_event) != GCAPS_TRACE_EVENT_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct gcaps_trace_read) != GCAPS_TRACE_READ_SIZE_VER0);
+	BUILD_BUG_ON(GCAPS_REJ_NR != 16 || GCAPS_DELAY_BUCKETS != 32);
 	BUILD_BUG_ON(sizeof(struct gcaps_client_info) != 48);
 	BUILD_BUG_ON(sizeof(struct gcaps_tsg_info) != 24);
 	WRITE_ONCE(gcaps_ctx, ctx);

@@ -11,6 +11,7 @@ use core::marker::PhantomData;
 use core::mem::size_of;
 use core::ops::{Deref, DerefMut};
 use kernel::prelude::*;
+use kernel::types::AsBytes;
 use kernel::uaccess::UserSlice;
 
 use super::uapi::IoctlArg;
@@ -44,6 +45,9 @@ const _: () = assert!(size_of::<TsgEvent>() == 32);
 
 extern "C" {
     fn gcaps_glue_update_prio() -> c_int;
+    fn gcaps_glue_trace_size() -> c_uint;
+    fn gcaps_glue_trace_lock();
+    fn gcaps_glue_trace_unlock();
     fn gcaps_glue_max_clients_per_user() -> c_uint;
     fn gcaps_glue_init(ctx: *mut c_void) -> c_int;
     fn gcaps_glue_exit_misc();
@@ -57,6 +61,8 @@ extern "C" {
     fn gcaps_glue_lock_killable() -> c_int;
     fn gcaps_glue_lock();
     fn gcaps_glue_unlock();
+    fn gcaps_glue_trylock_nopreempt() -> bool;
+    fn gcaps_glue_unlock_nopreempt();
     fn gcaps_glue_copy_struct_from_user(
         dst: *mut c_void,
         ksize: usize,
@@ -82,6 +88,17 @@ pub(crate) const SCHED_RR: i32 = 2;
 pub(crate) fn param_update_prio() -> i32 {
     // SAFETY: Reads an `int` module parameter (0444, set before init).
     unsafe { gcaps_glue_update_prio() }
+}
+
+/// The `trace_size` module parameter (not validated).
+pub(crate) fn param_trace_size() -> u32 {
+    // SAFETY: Reads a `uint` module parameter (0444, set before init).
+    unsafe { gcaps_glue_trace_size() }
+}
+
+/// `CLOCK_MONOTONIC` now, in ns.
+pub(crate) fn now_ns() -> u64 {
+    u64::try_from(kernel::time::Ktime::ktime_get().to_ns()).unwrap_or(0)
 }
 
 /// The `max_clients_per_user` module parameter.
@@ -214,8 +231,21 @@ impl<T> UpdateLock<T> {
         unsafe { gcaps_glue_lock() };
         UpdateGuard {
             lock: self,
+            nonpreemptible: false,
             _not_send: PhantomData,
         }
+    }
+
+    /// Disables preemption and tries the lock once; on success both last until the guard is
+    /// dropped (the fast path: nothing under this guard may sleep).
+    pub(crate) fn try_lock_nonpreemptible(&self) -> Option<UpdateGuard<'_, T>> {
+        // SAFETY: No preconditions; never sleeps.
+        // `then`, not `then_some`: a guard built for a failed try would unlock on drop.
+        unsafe { gcaps_glue_trylock_nopreempt() }.then(|| UpdateGuard {
+            lock: self,
+            nonpreemptible: true,
+            _not_send: PhantomData,
+        })
     }
 
     /// Takes the lock; a fatal signal while waiting gives `EINTR` (the caller is dying).
@@ -226,14 +256,18 @@ impl<T> UpdateLock<T> {
         }
         Ok(UpdateGuard {
             lock: self,
+            nonpreemptible: false,
             _not_send: PhantomData,
         })
     }
 }
 
 /// Proof that the update lock is held; unlocks when dropped (by the same task: not `Send`).
+/// If `nonpreemptible`, preemption has been off since the lock was taken and comes back on
+/// with the unlock.
 pub(crate) struct UpdateGuard<'a, T> {
     lock: &'a UpdateLock<T>,
+    nonpreemptible: bool,
     _not_send: PhantomData<*mut ()>,
 }
 
@@ -254,8 +288,76 @@ impl<T> DerefMut for UpdateGuard<'_, T> {
 
 impl<T> Drop for UpdateGuard<'_, T> {
     fn drop(&mut self) {
-        // SAFETY: This guard took the lock, on this task.
-        unsafe { gcaps_glue_unlock() };
+        if self.nonpreemptible {
+            // SAFETY: This guard took the lock with preemption off, on this task.
+            unsafe { gcaps_glue_unlock_nopreempt() };
+        } else {
+            // SAFETY: This guard took the lock, on this task.
+            unsafe { gcaps_glue_unlock() };
+        }
+    }
+}
+
+/// The trace ring's lock: the C side's single static raw spinlock guarding `T` (a raw
+/// spinlock so that recording never sleeps, also on PREEMPT_RT, and never waits for a
+/// preempted reader).
+///
+/// Invariant: at most one `TraceLock` exists (the trace ring owns it), so the C spinlock
+/// guards exactly this `T`; `data` is only reached through a [`TraceGuard`].
+pub(crate) struct TraceLock<T> {
+    data: UnsafeCell<T>,
+}
+
+// SAFETY: `data` is only accessed with the spinlock held (through `TraceGuard`).
+unsafe impl<T: Send> Sync for TraceLock<T> {}
+// SAFETY: Moving the lock moves `T`, which is `Send`.
+unsafe impl<T: Send> Send for TraceLock<T> {}
+
+impl<T> TraceLock<T> {
+    /// Wraps `data`. Must be called once per module lifetime (type invariant).
+    pub(crate) fn new(data: T) -> Self {
+        Self {
+            data: UnsafeCell::new(data),
+        }
+    }
+
+    /// Takes the spinlock (preemption is off until the guard is dropped: keep it short, no
+    /// user memory, no sleeping).
+    pub(crate) fn lock(&self) -> TraceGuard<'_, T> {
+        // SAFETY: No preconditions; never sleeps.
+        unsafe { gcaps_glue_trace_lock() };
+        TraceGuard {
+            lock: self,
+            _not_send: PhantomData,
+        }
+    }
+}
+
+/// Proof that the trace lock is held; unlocks when dropped (same CPU and task: not `Send`).
+pub(crate) struct TraceGuard<'a, T> {
+    lock: &'a TraceLock<T>,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl<T> Deref for TraceGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: The lock is held for the guard's lifetime: no other reference to `data`.
+        unsafe { &*self.lock.data.get() }
+    }
+}
+
+impl<T> DerefMut for TraceGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: The lock is held and the guard is borrowed mutably: the only reference.
+        unsafe { &mut *self.lock.data.get() }
+    }
+}
+
+impl<T> Drop for TraceGuard<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: This guard took the lock, on this task (preemption off since).
+        unsafe { gcaps_glue_trace_unlock() };
     }
 }
 
@@ -366,8 +468,9 @@ pub(crate) fn read_arg<T: IoctlArg>(arg: usize) -> Result<(T, usize)> {
     Ok((val, usize_))
 }
 
-/// Writes an ioctl argument struct back, up to the user's size.
-pub(crate) fn write_arg<T: IoctlArg>(arg: usize, val: &T, user_size: usize) -> Result {
+/// Writes a UAPI struct (an ioctl argument, a trace event) to user address `arg`, its first
+/// `min(user_size, size_of::<T>())` bytes.
+pub(crate) fn write_arg<T: AsBytes>(arg: usize, val: &T, user_size: usize) -> Result {
     let n = user_size.min(size_of::<T>());
     // SAFETY: `T: AsBytes`: all `size_of::<T>()` bytes of `val` are initialised.
     let bytes =

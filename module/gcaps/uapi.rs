@@ -19,7 +19,40 @@ pub(crate) const NR_STATUS: u32 = 0x03;
 pub(crate) const NR_LIST: u32 = 0x04;
 pub(crate) const NR_STATS: u32 = 0x10;
 
+pub(crate) const NR_TRACE_READ: u32 = 0x11;
+
 pub(crate) const STATS_RESET: u32 = 1 << 0;
+
+pub(crate) const REJ_EPERM: usize = 0;
+pub(crate) const REJ_ENOENT: usize = 1;
+pub(crate) const REJ_EINTR: usize = 2;
+pub(crate) const REJ_E2BIG: usize = 3;
+pub(crate) const REJ_EFAULT: usize = 4;
+pub(crate) const REJ_EINVAL: usize = 5;
+pub(crate) const REJ_EMFILE: usize = 6;
+pub(crate) const REJ_ENOTTY: usize = 7;
+pub(crate) const REJ_ENOSPC: usize = 8;
+pub(crate) const REJ_EALREADY: usize = 9;
+pub(crate) const REJ_OTHER: usize = 10;
+pub(crate) const REJ_NR: usize = 16;
+
+pub(crate) const DELAY_BUCKETS: usize = 32;
+pub(crate) const DELAY_BUCKET0_SHIFT: u32 = 10;
+
+pub(crate) const TRACE_OPEN: u32 = 1;
+pub(crate) const TRACE_CLOSE: u32 = 2;
+pub(crate) const TRACE_BEGIN: u32 = 3;
+pub(crate) const TRACE_END: u32 = 4;
+pub(crate) const TRACE_PREEMPT: u32 = 5;
+pub(crate) const TRACE_RESUME: u32 = 6;
+pub(crate) const TRACE_RECOVERY: u32 = 7;
+pub(crate) const TRACE_TSG_NEW: u32 = 8;
+pub(crate) const TRACE_TSG_GONE: u32 = 9;
+
+pub(crate) const TRACE_F_PENDING: u32 = 1 << 0;
+pub(crate) const TRACE_F_ENDED: u32 = 1 << 1;
+pub(crate) const TRACE_F_SUBMIT: u32 = 1 << 2;
+pub(crate) const TRACE_F_SUBMIT_FAILED: u32 = 1 << 3;
 
 pub(crate) const GPU_PRIO_INHERIT: i32 = 0;
 pub(crate) const GPU_PRIO_MAX: i32 = 99;
@@ -43,6 +76,9 @@ pub(crate) trait IoctlArg: FromBytes + AsBytes + Default {
 
 macro_rules! ioctl_arg {
     ($t:ty, $ver0:expr) => {
+        ioctl_arg!($t, $ver0, $ver0);
+    };
+    ($t:ty, $ver0:expr, $current:expr) => {
         // SAFETY: `repr(C)` struct of integers and byte arrays: every bit pattern is valid.
         unsafe impl FromBytes for $t {}
         // SAFETY: `repr(C)` with explicit padding fields only (the size assertion below and
@@ -51,7 +87,7 @@ macro_rules! ioctl_arg {
         impl IoctlArg for $t {
             const SIZE_VER0: usize = $ver0;
         }
-        const _: () = assert!(size_of::<$t>() == $ver0);
+        const _: () = assert!(size_of::<$t>() == $current);
     };
 }
 
@@ -160,5 +196,69 @@ pub(crate) struct Stats {
     pub(crate) submit_errors: u64,
     pub(crate) clients_now: u32,
     pub(crate) clients_max: u32,
+    pub(crate) preemptions: u64,
+    pub(crate) resumes: u64,
+    pub(crate) submit_timeouts: u64,
+    pub(crate) recoveries: u64,
+    pub(crate) tsgs_now: u32,
+    pub(crate) tsgs_max: u32,
+    pub(crate) rejected: [u64; REJ_NR],
+    pub(crate) delay: DelayHistogram,
 }
-ioctl_arg!(Stats, 56);
+ioctl_arg!(Stats, 56, 512);
+
+/// The update-delay statistics of `struct gcaps_stats` (`delay_count` .. `delay_buckets`).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct DelayHistogram {
+    pub(crate) count: u64,
+    pub(crate) sum_ns: u64,
+    pub(crate) min_ns: u64,
+    pub(crate) max_ns: u64,
+    pub(crate) buckets: [u64; DELAY_BUCKETS],
+}
+const _: () = assert!(size_of::<DelayHistogram>() == 32 + 8 * DELAY_BUCKETS);
+
+/// One event of the trace ring (`struct gcaps_trace_event`).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct TraceEvent {
+    pub(crate) seq: u64,
+    pub(crate) time_ns: u64,
+    pub(crate) client_id: u64,
+    pub(crate) running_client_id: u64,
+    pub(crate) generation: u64,
+    pub(crate) delay_ns: u64,
+    pub(crate) tgid: u32,
+    pub(crate) kind: u32,
+    pub(crate) cpu_priority: i32,
+    pub(crate) requested_priority: i32,
+    pub(crate) effective_priority: i32,
+    pub(crate) flags: u32,
+    pub(crate) running_tgid: u32,
+    pub(crate) reserved: u32,
+    pub(crate) comm: [u8; 16],
+}
+// SAFETY: `repr(C)`, integers and a byte array only.
+unsafe impl FromBytes for TraceEvent {}
+// SAFETY: `repr(C)`, 6 * 8 + 8 * 4 + 16 = 96 bytes, 8-aligned: no padding.
+unsafe impl AsBytes for TraceEvent {}
+pub(crate) const TRACE_EVENT_SIZE_VER0: usize = 96;
+const _: () = assert!(size_of::<TraceEvent>() == TRACE_EVENT_SIZE_VER0);
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct TraceRead {
+    pub(crate) size: u32,
+    pub(crate) flags: u32,
+    pub(crate) events_ptr: u64,
+    pub(crate) events_cap: u32,
+    pub(crate) event_size: u32,
+    pub(crate) from_seq: u64,
+    pub(crate) events_count: u32,
+    pub(crate) ring_size: u32,
+    pub(crate) next_seq: u64,
+    pub(crate) dropped: u64,
+    pub(crate) overwritten: u64,
+}
+ioctl_arg!(TraceRead, 64);

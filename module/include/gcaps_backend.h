@@ -86,7 +86,11 @@ struct gcaps_be_calls {
 	void (*unregister)(struct gcaps_backend *be);
 	/* A TSG was created or changed (channels bound/unbound/runnable, timeslice). Never sleeps. */
 	void (*tsg_update)(struct gcaps_backend *be, const struct gcaps_be_tsg *tsg);
-	/* A TSG was released. Never sleeps. */
+	/*
+	 * A TSG was released. Its id stops being eligible in the published set at once (before
+	 * gcaps applies the event), so the driver may reuse the id for a new TSG right after this
+	 * returns: the new TSG is not eligible until gcaps has applied its tsg_update. Never sleeps.
+	 */
 	void (*tsg_release)(struct gcaps_backend *be, u32 tsgid);
 	/* The driver recovered (engines reset, runlist cleared): gcaps resubmits soon. Never sleeps. */
 	void (*recovered)(struct gcaps_backend *be);

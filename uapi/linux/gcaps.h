@@ -28,8 +28,10 @@
  *   EFAULT   unreadable/unwritable argument or user buffer
  *   EPERM    the fd belongs to another process; a best-effort (SCHED_OTHER/BATCH/IDLE) caller
  *            asked for an explicit GPU priority; a real-time caller asked for an explicit GPU
- *            priority above its own CPU priority without CAP_SYS_NICE; resetting statistics
- *            without CAP_SYS_ADMIN
+ *            priority above its own CPU priority without CAP_SYS_NICE; resetting statistics or
+ *            reading the trace without CAP_SYS_ADMIN
+ *   EINTR    a fatal signal arrived while SEG_BEGIN/SEG_END/STATUS/LIST/STATS waited for the
+ *            update lock (the caller is dying; nothing changed)
  *   EALREADY SEG_BEGIN while this client's segment is open
  *   ENOENT   SEG_END without an open segment
  *   EMFILE   open(): the calling user already has GCAPS_MAX_CLIENTS_PER_USER clients
@@ -144,10 +146,42 @@ struct gcaps_list {
 #define GCAPS_LIST_SIZE_VER0		56
 
 /*
+ * Rejected-call classes: index into gcaps_stats.rejected[] by the errno a call of /dev/gcaps
+ * (open or ioctl) returned. GCAPS_REJ_OTHER counts any errno not listed.
+ */
+#define GCAPS_REJ_EPERM		0
+#define GCAPS_REJ_ENOENT	1
+#define GCAPS_REJ_EINTR		2
+#define GCAPS_REJ_E2BIG		3
+#define GCAPS_REJ_EFAULT	4
+#define GCAPS_REJ_EINVAL	5
+#define GCAPS_REJ_EMFILE	6
+#define GCAPS_REJ_ENOTTY	7
+#define GCAPS_REJ_ENOSPC	8
+#define GCAPS_REJ_EALREADY	9
+#define GCAPS_REJ_OTHER		10
+#define GCAPS_REJ_NR		16	/* length of rejected[] (room to grow) */
+
+/*
+ * Update-delay histogram: the delay of one update is the time from the entry of a real-time
+ * caller's successful SEG_BEGIN/SEG_END ioctl to the end of its update (after the runlist
+ * submit is no longer pending, or after the decision if nothing was submitted): the
+ * epsilon of the analysis (the paper's Fig. 12). Best-effort calls never update the runlist
+ * and are not sampled. Log2 buckets in ns:
+ *   bucket 0: delay < 2^10 ns (about 1 us);
+ *   bucket b (1..GCAPS_DELAY_BUCKETS-2): 2^(9+b) <= delay < 2^(10+b) ns;
+ *   bucket GCAPS_DELAY_BUCKETS-1: delay >= 2^40 ns.
+ */
+#define GCAPS_DELAY_BUCKETS	32
+#define GCAPS_DELAY_BUCKET0_SHIFT 10
+
+/*
  * GCAPS_IOC_STATS: counters since load or the last reset (any caller may read them, like LIST).
- * GCAPS_STATS_RESET in flags zeroes them after they are read (clients_max becomes clients_now)
- * and needs CAP_SYS_ADMIN (EPERM otherwise). Every segment begun ends exactly once, by SEG_END
- * or by close: with no segment open, begins = ends + ends_by_close.
+ * GCAPS_STATS_RESET in flags zeroes them after they are read (clients_max and tsgs_max become
+ * the current counts) and needs CAP_SYS_ADMIN (EPERM otherwise). Every segment begun ends
+ * exactly once, by SEG_END or by close: with no segment open, begins = ends + ends_by_close.
+ * The fields after clients_max came with GCAPS_STATS_SIZE_VER1; a caller that passes the
+ * VER0 size gets the VER0 fields only.
  */
 struct gcaps_stats {
 	__u32 size;			/* in */
@@ -156,12 +190,108 @@ struct gcaps_stats {
 	__u64 ends;			/* out: successful SEG_END */
 	__u64 ends_by_close;		/* out: open segments ended by close, exit or kill */
 	__u64 submits;			/* out: runlist resubmits asked of the backend */
-	__u64 submit_errors;		/* out: of which the backend refused */
+	__u64 submit_errors;		/* out: of which the backend refused or timed out */
 	__u32 clients_now;		/* out */
 	__u32 clients_max;		/* out: most clients at once */
+	/* VER1 */
+	__u64 preemptions;		/* out: a real-time segment went from running to pending
+					 * because a higher-priority one began */
+	__u64 resumes;			/* out: a pending segment became running (the one ahead
+					 * of it ended or was closed) */
+	__u64 submit_timeouts;		/* out: resubmits that stayed pending until the driver's
+					 * timeout and recovery (-ETIMEDOUT; in submit_errors) */
+	__u64 recoveries;		/* out: recoveries the driver reported */
+	__u32 tsgs_now;			/* out: TSGs the bound driver reported */
+	__u32 tsgs_max;			/* out: most TSGs at once */
+	__u64 rejected[GCAPS_REJ_NR];	/* out: failed open/ioctl calls per GCAPS_REJ_* */
+	__u64 delay_count;		/* out: update delays sampled (see the histogram above) */
+	__u64 delay_sum_ns;		/* out: their sum (mean = sum / count) */
+	__u64 delay_min_ns;		/* out: 0 if delay_count is 0 */
+	__u64 delay_max_ns;		/* out */
+	__u64 delay_buckets[GCAPS_DELAY_BUCKETS];	/* out: counts per log2 bucket */
 };
 #define GCAPS_STATS_SIZE_VER0		56
+#define GCAPS_STATS_SIZE_VER1		512
 #define GCAPS_STATS_RESET	(1u << 0)
+
+/*
+ * Trace ring: the last trace_size events (module parameter, allocated at load; 0 disables
+ * tracing) in the order they happened, each with a sequence number (1, 2, 3, ... never reused
+ * while the module is loaded). Events are recorded under the update lock, so their order is
+ * the order of the decisions. Reading needs CAP_SYS_ADMIN (the events show other processes'
+ * pids and timing).
+ */
+#define GCAPS_TRACE_OPEN	1	/* a client registered (open of /dev/gcaps) */
+#define GCAPS_TRACE_CLOSE	2	/* a client left (close, exit, kill); flags: ENDED if it
+					 * had an open segment */
+#define GCAPS_TRACE_BEGIN	3	/* SEG_BEGIN; flags: PENDING if the segment waits */
+#define GCAPS_TRACE_END		4	/* SEG_END */
+#define GCAPS_TRACE_PREEMPT	5	/* client_id's running segment became pending (the
+					 * BEGIN just before it is the cause) */
+#define GCAPS_TRACE_RESUME	6	/* client_id's pending segment became running */
+#define GCAPS_TRACE_RECOVERY	7	/* the driver reported a recovery */
+#define GCAPS_TRACE_TSG_NEW	8	/* the driver reported a new TSG (tsgid in priorities) */
+#define GCAPS_TRACE_TSG_GONE	9	/* a TSG was released */
+
+#define GCAPS_TRACE_F_PENDING	(1u << 0)	/* BEGIN: the new segment is pending */
+#define GCAPS_TRACE_F_ENDED	(1u << 1)	/* CLOSE: an open segment ended with the client */
+#define GCAPS_TRACE_F_SUBMIT	(1u << 2)	/* the event's update resubmitted the runlist */
+#define GCAPS_TRACE_F_SUBMIT_FAILED (1u << 3)	/* ... and the backend refused or timed out */
+
+struct gcaps_trace_event {
+	__u64 seq;			/* 1, 2, 3, ... */
+	__u64 time_ns;			/* CLOCK_MONOTONIC when the event was recorded (at the
+					 * end of its update; time_ns - delay_ns is a begin/end
+					 * call's entry); PREEMPT/RESUME carry the time of the
+					 * BEGIN/END/CLOSE that caused them. Never decreases
+					 * along seq. */
+	__u64 client_id;		/* the client the event is about, 0 for driver events */
+	__u64 running_client_id;	/* decision after the event: the client whose real-time
+					 * segment runs, 0 = none (every TSG eligible) */
+	__u64 generation;		/* eligible-set generation after the event */
+	__u64 delay_ns;			/* BEGIN/END of a real-time caller: its update delay
+					 * (see the histogram); 0 otherwise */
+	__u32 tgid;			/* client_id's (or the TSG owner's) process id, in the
+					 * initial pid namespace */
+	__u32 kind;			/* GCAPS_TRACE_* */
+	__s32 cpu_priority;		/* BEGIN: the caller's rt_priority (0 best-effort);
+					 * TSG_NEW/TSG_GONE: the tsgid */
+	__s32 requested_priority;	/* BEGIN: the gpu_priority asked (0 = inherit) */
+	__s32 effective_priority;	/* BEGIN/PREEMPT/RESUME: the segment's GPU priority
+					 * (0: best-effort) */
+	__u32 flags;			/* GCAPS_TRACE_F_* */
+	__u32 running_tgid;		/* process id of running_client_id, 0 if none */
+	__u32 reserved;			/* 0 */
+	char comm[16];			/* client_id's (or the TSG owner's client's) command name,
+					 * NUL-terminated; "" if none */
+};
+#define GCAPS_TRACE_EVENT_SIZE_VER0	96
+
+/*
+ * GCAPS_IOC_TRACE_READ: copy events with seq >= from_seq (0: the oldest held) into the user
+ * array, oldest first, at most events_cap of them, with a stride of event_size bytes (the
+ * caller's sizeof(struct gcaps_trace_event); below GCAPS_TRACE_EVENT_SIZE_VER0 is EINVAL; the
+ * kernel writes min(event_size, its own size) bytes of each). Nothing is consumed: a reader
+ * keeps its position in next_seq, so several readers can follow the ring at once. If the
+ * events from from_seq on were overwritten before this read, `dropped` says how many the
+ * reader missed. EPERM without CAP_SYS_ADMIN.
+ */
+struct gcaps_trace_read {
+	__u32 size;			/* in */
+	__u32 flags;			/* in: must be 0 */
+	__u64 events_ptr;		/* in: user address of the event array */
+	__u32 events_cap;		/* in: number of array elements */
+	__u32 event_size;		/* in: size of one element */
+	__u64 from_seq;			/* in: first sequence number wanted, 0 = oldest held */
+	__u32 events_count;		/* out: events written */
+	__u32 ring_size;		/* out: capacity of the ring (0: tracing disabled) */
+	__u64 next_seq;			/* out: pass as from_seq to continue (last written + 1,
+					 * or the next event to come) */
+	__u64 dropped;			/* out: events from from_seq on that were overwritten
+					 * before this read (lost to this reader) */
+	__u64 overwritten;		/* out: events overwritten since load (for everyone) */
+};
+#define GCAPS_TRACE_READ_SIZE_VER0	64
 
 #define GCAPS_IOC_VERSION	_IOWR(GCAPS_IOC_MAGIC, 0x00, struct gcaps_version)
 #define GCAPS_IOC_SEG_BEGIN	_IOWR(GCAPS_IOC_MAGIC, 0x01, struct gcaps_seg_begin)
@@ -169,6 +299,6 @@ struct gcaps_stats {
 #define GCAPS_IOC_STATUS	_IOWR(GCAPS_IOC_MAGIC, 0x03, struct gcaps_status)
 #define GCAPS_IOC_LIST		_IOWR(GCAPS_IOC_MAGIC, 0x04, struct gcaps_list)
 #define GCAPS_IOC_STATS		_IOWR(GCAPS_IOC_MAGIC, 0x10, struct gcaps_stats)
-/* 0x11..0x1f: reserved for the trace ring. */
+#define GCAPS_IOC_TRACE_READ	_IOWR(GCAPS_IOC_MAGIC, 0x11, struct gcaps_trace_read)
 
 #endif /* _UAPI_LINUX_GCAPS_H */

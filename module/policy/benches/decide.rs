@@ -102,12 +102,27 @@ fn rebuild(s: &mut Setup, changed: bool) -> usize {
     black_box(n)
 }
 
-fn run(name: &str, iters: u32, with_rebuild: bool, background: bool) {
+/// Who keeps a segment open during a run.
+#[derive(Clone, Copy)]
+enum Background {
+    None,
+    /// The lowest-priority client: every other begin preempts it.
+    Lowest,
+    /// Client 0 at priority 90: every other begin is pending (the decision is kept).
+    Highest,
+}
+
+fn run(name: &str, iters: u32, with_rebuild: bool, background: Background) {
     let mut s = setup();
-    if background {
-        // The lowest-priority client stays in a segment: the GPU is always exclusive.
+    let prio = match background {
+        Background::None => None,
+        Background::Lowest => Some(20),
+        Background::Highest => Some(90),
+    };
+    if let Some(p) = prio {
+        // Client 0 stays in a segment: the GPU is always exclusive.
         s.policy
-            .seg_begin(s.clients[0], SchedClass::RealTime(20), GpuPriority::Inherit)
+            .seg_begin(s.clients[0], SchedClass::RealTime(p), GpuPriority::Inherit)
             .unwrap();
     }
     rebuild(&mut s, true);
@@ -160,24 +175,47 @@ fn main() {
         <Policy>::CLIENT_CAPACITY
     );
     println!("(per-phase times include ~20-40 ns of timer overhead)");
-    run("decision only, RT preemption", iters, false, true);
-    run("decision only, sole RT segment", iters, false, false);
-    run("decision + rebuild, RT preemption", iters, true, true);
+    run(
+        "decision only, RT preemption",
+        iters,
+        false,
+        Background::Lowest,
+    );
+    run(
+        "decision only, sole RT segment",
+        iters,
+        false,
+        Background::None,
+    );
+    run(
+        "decision only, pending (decision kept)",
+        iters,
+        false,
+        Background::Highest,
+    );
+    run(
+        "decision + rebuild, RT preemption",
+        iters,
+        true,
+        Background::Lowest,
+    );
     run(
         "decision + rebuild, sole RT segment",
         iters / 10,
         true,
-        false,
+        Background::None,
     );
     println!(
         "scenarios: 'RT preemption' = the lowest-priority client keeps a segment open while \
          each other client begins (preempting it) and ends; 'sole RT segment' = no other \
-         segment is open, so SegEnd makes all {TSGS} TSGs eligible and the rebuild lists them all"
+         segment is open, so SegEnd makes all {TSGS} TSGs eligible and the rebuild lists them \
+         all; 'pending' = a priority-90 segment stays open, so every begin is pending and every \
+         end is of a pending segment (the O(1) events the kernel's fast path runs)"
     );
     println!(
         "complexity: decision O(C + T/64) per segment/client event (C = client slots, \
          T = TSG capacity: one pass over the clients for the winner, word operations on \
-         T-bit sets); register O(C + T); TSG events O(C + T/64); runlist rebuild O(T/64 + E) \
-         for E entries written"
+         T-bit sets), O(1) when the decision is kept; register O(C + T); TSG events \
+         O(C + T/64); runlist rebuild O(T/64 + E) for E entries written"
     );
 }

@@ -536,6 +536,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
             return Err(Error::GpuPriorityNeedsRealTime);
         }
         // Validation done: from here on the event cannot fail.
+        let keeps = self.begin_keeps_decision(id, class, gpu);
         if self.next_seq == u64::MAX {
             self.renumber();
         }
@@ -546,7 +547,54 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         c.open = true;
         c.gpu_prio = gpu_raw;
         c.seq = seq;
-        Ok(self.finish(false))
+        Ok(self.finish_unless(keeps))
+    }
+
+    /// Whether [`Policy::seg_begin`] with these arguments certainly leaves [`Policy::decision`]
+    /// unchanged (apart from the generation, which does not move either): the segment is
+    /// best-effort, or a real-time segment of at least its effective priority runs (the new
+    /// segment will be pending), or the event would be rejected. `false` means the running
+    /// segment changes (checked exhaustively by the model check). O(1). Lets a caller that
+    /// must not sleep apply the event only when no runlist submit can follow (the kernel
+    /// module's non-preemptive fast path).
+    pub fn begin_keeps_decision(&self, id: ClientId, class: SchedClass, gpu: GpuPriority) -> bool {
+        let Ok(slot) = self.lookup(id) else {
+            return true;
+        };
+        if self.clients.get(slot).is_none_or(|c| c.open) {
+            return true;
+        }
+        let effective = match (class, gpu) {
+            (SchedClass::BestEffort, _) => return true,
+            (SchedClass::RealTime(_), GpuPriority::Explicit(p)) => p,
+            (SchedClass::RealTime(p), GpuPriority::Inherit) => p,
+        };
+        // A higher or equal effective priority that arrived earlier keeps the lead.
+        self.running_effective().is_some_and(|w| w >= effective)
+    }
+
+    /// Whether [`Policy::seg_end`] certainly leaves [`Policy::decision`] unchanged: the
+    /// client's segment is not the running real-time one (or the event would be rejected).
+    /// `false` means the running segment changes. O(1).
+    pub fn end_keeps_decision(&self, id: ClientId) -> bool {
+        match self.lookup(id) {
+            Ok(slot) => usize::try_from(self.winner).ok() != slot.checked_add(1),
+            Err(_) => true,
+        }
+    }
+
+    /// Number of existing TSGs the client owns (O(T/64)).
+    pub fn owned_tsgs(&self, id: ClientId) -> usize {
+        self.lookup(id)
+            .ok()
+            .and_then(|slot| self.owned.get(slot))
+            .map_or(0, TsgSet::len)
+    }
+
+    /// Effective priority of the running real-time segment, if any.
+    fn running_effective(&self) -> Option<u8> {
+        let slot = usize::try_from(self.winner.checked_sub(1)?).ok()?;
+        self.clients.get(slot)?.effective()
     }
 
     /// The client ends its GPU segment (`gcapsGpuSegEnd`).
@@ -554,6 +602,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
     /// Errors: [`Error::UnknownClient`], [`Error::NoOpenSegment`].
     pub fn seg_end(&mut self, id: ClientId) -> Result<Outcome, Error> {
         let slot = self.lookup(id)?;
+        let keeps = self.end_keeps_decision(id);
         let c = self.clients.get_mut(slot).ok_or(Error::UnknownClient)?;
         if !c.open {
             return Err(Error::NoOpenSegment);
@@ -561,7 +610,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         c.open = false;
         c.gpu_prio = 0;
         c.seq = 0;
-        Ok(self.finish(false))
+        Ok(self.finish_unless(keeps))
     }
 
     /// The driver created TSG `tsgid` for the process with key `owner_key` (for every
@@ -759,6 +808,19 @@ impl<const W: usize, const C: usize> Policy<W, C> {
     }
 
     /// Common tail of every successful event.
+    /// [`Policy::finish`], or, if the event `keeps` the decision (a `*_keeps_decision`
+    /// predicate held: the winner and hence the eligible set stay), the outcome without the
+    /// O(C) winner search.
+    fn finish_unless(&mut self, keeps: bool) -> Outcome {
+        if keeps {
+            return Outcome {
+                changed: false,
+                generation: self.generation,
+            };
+        }
+        self.finish(false)
+    }
+
     fn finish(&mut self, content_changed: bool) -> Outcome {
         let changed = self.recompute() || content_changed;
         if changed {

@@ -74,7 +74,12 @@ fn alphabet() -> Vec<Ev> {
         // Roles 0/1: 70 ties with role 2's CPU priority and beats their own 50;
         // role 2: 40 is below its CPU priority.
         match r {
-            0 | 1 => v.push(Ev::Begin(r, class, GpuPriority::Explicit(70))),
+            // Role 1: 51 is one above role 0's 50 (the strict boundary of preemption).
+            1 => {
+                v.push(Ev::Begin(r, class, GpuPriority::Explicit(70)));
+                v.push(Ev::Begin(r, class, GpuPriority::Explicit(51)));
+            }
+            0 => v.push(Ev::Begin(r, class, GpuPriority::Explicit(70))),
             2 => v.push(Ev::Begin(r, class, GpuPriority::Explicit(40))),
             _ => {}
         }
@@ -424,6 +429,11 @@ impl Node {
                 return None; // not applicable: the role's handle is in use
             }
         }
+        let keeps = match ev {
+            Ev::Begin(r, c, g) => Some(self.imp.begin_keeps_decision(self.handle(r), c, g)),
+            Ev::End(r) => Some(self.imp.end_keeps_decision(self.handle(r))),
+            _ => None,
+        };
         let mut n = self.clone();
         let want = n.reference.apply(ev);
         let got = match ev {
@@ -462,6 +472,24 @@ impl Node {
                 assert_eq!(n.imp.generation(), expect_gen);
             }
             _ => panic!("reference {want:?} vs implementation {got:?}, {}", ctx()),
+        }
+        // The fast-path predicates: "keeps" must mean the decision is unchanged; and they are
+        // exact for begins and ends whose outcome changed the running segment.
+        if keeps == Some(true) {
+            let (d0, d1) = (self.imp.decision(), n.imp.decision());
+            assert!(
+                d0.all == d1.all && d0.eligible == d1.eligible,
+                "keeps_decision was true but the decision changed, {}",
+                ctx()
+            );
+        }
+        if keeps == Some(false) {
+            assert_ne!(
+                self.imp.running_rt(),
+                n.imp.running_rt(),
+                "keeps_decision was false but the running segment stayed, {}",
+                ctx()
+            );
         }
         if let Ev::Unregister(r) | Ev::Gone(r) = ev {
             n.stale[r] = n.ids[r].take().unwrap_or(n.stale[r]);

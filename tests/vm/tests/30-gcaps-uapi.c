@@ -271,7 +271,7 @@ static void test_sizes_flags_cmds(int fd)
 	EXPECT(fd, GCAPS_IOC_LIST, &l, EINVAL);
 	/* Unknown commands. */
 	EXPECT(fd, _IOWR(GCAPS_IOC_MAGIC, 0x05, struct gcaps_status), &s, ENOTTY);
-	EXPECT(fd, _IOWR(GCAPS_IOC_MAGIC, 0x11, struct gcaps_status), &s, ENOTTY);
+	EXPECT(fd, _IOWR(GCAPS_IOC_MAGIC, 0x12, struct gcaps_status), &s, ENOTTY);
 	EXPECT(fd, _IOWR('v', 0x01, struct gcaps_status), &s, ENOTTY);
 	EXPECT(fd, _IO(GCAPS_IOC_MAGIC, 0xff), 0, ENOTTY);
 	/* Unreadable argument. */

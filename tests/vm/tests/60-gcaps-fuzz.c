@@ -5,7 +5,7 @@
  * With gcaps_simgpu loaded and two GPU clients (gpuclient, with gcaps) running segments, 2
  * processes x 4 threads (8 in parallel; one thread SCHED_FIFO) make FUZZ_CALLS ioctl calls in
  * all on a few shared /dev/gcaps fds, with fixed seeds: random command numbers (ours, STATS with
- * and without reset included, with every
+ * and without reset and TRACE_READ included, with every
  * direction/size encoding, unknown numbers of our magic, other magics), random sizes, flags,
  * priorities and reserved fields, argument pointers that are NULL, unmapped, kernel addresses,
  * read-only, misaligned, or a struct straddling into an unmapped page; begin/end misuse comes
@@ -24,6 +24,8 @@
  *   BEGIN / END valid                     0 or EALREADY / 0 or ENOENT (threads share the fd)
  *   read-only struct (passes the checks)  EFAULT (BEGIN: or EALREADY; END: or ENOENT)
  *   LIST with an unwritable array         EFAULT (or 0 when that array gets no entries)
+ *   TRACE_READ: event_size < VER0         EINVAL; unwritable array: EFAULT or 0 (no event
+ *                                         to copy); else 0 (the fuzzer runs as root)
  *   fd closed under the call by churn     EBADF (only then)
  * Afterwards (fuzzers gone, GPU clients finished) LIST shows one client (this process), no open
  * segment, no real-time segment. kernel-health checks KASAN/UBSAN/lockdep/kmemleak.
@@ -91,7 +93,8 @@ static unsigned ksize(unsigned nr)
 	case 2: return sizeof(struct gcaps_seg_end);
 	case 3: return sizeof(struct gcaps_status);
 	case 4: return sizeof(struct gcaps_list);
-	default: return sizeof(struct gcaps_stats);
+	case 5: return sizeof(struct gcaps_stats);
+	default: return sizeof(struct gcaps_trace_read);
 	}
 }
 
@@ -103,7 +106,8 @@ static unsigned ver0(unsigned nr)
 	case 2: return GCAPS_SEG_END_SIZE_VER0;
 	case 3: return GCAPS_STATUS_SIZE_VER0;
 	case 4: return GCAPS_LIST_SIZE_VER0;
-	default: return GCAPS_STATS_SIZE_VER0;
+	case 5: return GCAPS_STATS_SIZE_VER0;
+	default: return GCAPS_TRACE_READ_SIZE_VER0;
 	}
 }
 
@@ -113,7 +117,8 @@ static const char *ptr_kinds[] = { "struct", "NULL", "unmapped", "kernel", "read
 				   "straddling" };
 
 /*
- * Builds a random argument for command `nr` (0..4: number 0..4; 5: GCAPS_IOC_STATS) and returns it with the set of
+ * Builds a random argument for command `nr` (0..4: number 0..4; 5: GCAPS_IOC_STATS; 6:
+ * GCAPS_IOC_TRACE_READ) and returns it with the set of
  * acceptable results (bit 0 = success) in *ok.
  */
 static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint64_t *ok, int *kind)
@@ -129,7 +134,8 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 	case 3: *ok = BIT(EFAULT); return 0xffff888000000000ul + (rnd(s) % 4096) * 8;
 	case 4: {
 		/* Pre-filled valid structs (size = ours, zero elsewhere) at ro_page + nr*256. */
-		*ok = BIT(EFAULT) | (nr == 1 ? BIT(EALREADY) : 0) | (nr == 2 ? BIT(ENOENT) : 0);
+		*ok = BIT(EFAULT) | (nr == 1 ? BIT(EALREADY) : 0) | (nr == 2 ? BIT(ENOENT) : 0) |
+		      (nr == 6 ? BIT(EINVAL) : 0); /* TRACE_READ: event_size 0 */
 		return (unsigned long)(ro_page + nr * 256);
 	}
 	case 5: {
@@ -140,7 +146,7 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 	}
 	/* A writable struct at a random (often misaligned) offset of the page. */
 	buf += rnd(s) % 8;
-	memset(buf, 0, 512);
+	memset(buf, 0, 1024);
 	switch (rnd(s) % 8) {
 	case 0: size = rnd(s) % v0; break;			/* too small */
 	case 1: size = ks + 1 + rnd(s) % 200; break;		/* too large */
@@ -152,7 +158,7 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 		*ok = BIT(EINVAL);
 		return (unsigned long)buf;
 	}
-	if (size > 400) {
+	if (size > 1024) {
 		*ok = BIT(E2BIG) | BIT(EFAULT);
 		if (rnd(s) & 1)
 			buf[ks + rnd(s) % 64] = 1;
@@ -202,6 +208,29 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 		break;
 	}
 	case 2: *ok = BIT(0) | BIT(ENOENT); break;
+	case 6: {
+		struct gcaps_trace_read t;
+		unsigned long ptrs[5] = { 0, (unsigned long)(rw_page + PAGE),
+					  0xffffffff81000000ul, (unsigned long)ro_page,
+					  (unsigned long)(buf + 1024) };
+		int pb = rnd(s) % 5;
+
+		memcpy(&t, buf, sizeof(t));
+		t.events_ptr = ptrs[pb];
+		t.events_cap = rnd(s) % 3 ? rnd(s) % 4 : (uint32_t)rnd(s);
+		t.event_size = rnd(s) % 4 ? GCAPS_TRACE_EVENT_SIZE_VER0 + rnd(s) % 64 : rnd(s) % 100;
+		t.from_seq = rnd(s) % 2 ? 0 : rnd(s) % 3 ? rnd(s) % 100000 : rnd(s);
+		if (pb == 4 && (uint64_t)t.events_cap * t.event_size > PAGE - 1024 - 8)
+			t.events_cap = 2;
+		memcpy(buf + 8, (char *)&t + 8, sizeof(t) - 8);
+		if (t.event_size < GCAPS_TRACE_EVENT_SIZE_VER0)
+			*ok = BIT(EINVAL);
+		else if (pb == 4 || t.events_cap == 0)
+			*ok = BIT(0);
+		else
+			*ok = BIT(0) | BIT(EFAULT);
+		break;
+	}
 	case 4: {
 		struct gcaps_list l;
 		unsigned long ptrs[5] = { 0, (unsigned long)(rw_page + PAGE),
@@ -237,15 +266,15 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 static unsigned random_cmd(uint64_t *s, unsigned *nr, int *ours)
 {
 	static const unsigned dirs[4] = { _IOC_NONE, _IOC_READ, _IOC_WRITE, _IOC_READ | _IOC_WRITE };
-	unsigned dir = dirs[rnd(s) % 4], size = rnd(s) % 3 ? ksize(rnd(s) % 6) : rnd(s) % 16384;
-	unsigned type = GCAPS_IOC_MAGIC, n = rnd(s) % 6, num = n == 5 ? 0x10 : n;
+	unsigned dir = dirs[rnd(s) % 4], size = rnd(s) % 3 ? ksize(rnd(s) % 7) : rnd(s) % 16384;
+	unsigned type = GCAPS_IOC_MAGIC, n = rnd(s) % 7, num = n == 5 ? 0x10 : n == 6 ? 0x11 : n;
 	int r = rnd(s) % 10;
 
 	*ours = 1;
 	if (r == 0) {
 		num = 5 + rnd(s) % 251;		/* unknown number, our magic */
-		if (num == 0x10)		/* GCAPS_IOC_STATS */
-			num = 0x11;
+		if (num == 0x10 || num == 0x11)	/* GCAPS_IOC_STATS, GCAPS_IOC_TRACE_READ */
+			num = 0x12;
 		n = num;
 		*ours = 0;
 	} else if (r == 1) {
@@ -400,7 +429,7 @@ static void fuzz_process(int p)
 	if (rw_page == MAP_FAILED || ro_page == MAP_FAILED)
 		_exit(1);
 	munmap(rw_page + PAGE, PAGE);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 7; i++) {
 		*(uint32_t *)(ro_page + i * 256) = ksize(i);
 		*(uint32_t *)(rw_page + PAGE - 4 * (i + 1)) = ksize(i);
 	}
