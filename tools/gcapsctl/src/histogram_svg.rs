@@ -50,7 +50,7 @@ pub fn render(h: &DelayHistogram) -> String {
         HEIGHT - 12.0,
         "middle",
         "",
-        "update delay (log2 buckets, lower bound)",
+        "update delay ε per update (log2 buckets: lower bounds)",
         13,
     );
     text(

@@ -7,7 +7,8 @@
 //!   `args.cause`, `args.generation`, `args.delay_ns`, `args.failed`); `i` `recovery`;
 //!   `i` `dropped N events` where the reader lost events;
 //! - pid 0, tid 3 `tsgs`: `i` `tsg N new` / `tsg N gone` (`args.pid`: the owner);
-//! - pid 1 + client index (in order of first appearance), named `comm (pid P, client C)`:
+//! - pid 1 + client index (in order of first appearance), named `comm (pid P, client C)`
+//!   (`pid P (client C)` when the command name is unknown: the process is gone):
 //!   tid 1 `state`: `X` `gpu wait` while its segment is pending (BEGIN with PENDING, or
 //!   PREEMPT, until RESUME, END or CLOSE), `i` `open`, `close`, `preempted` (`args.by`: the
 //!   client whose BEGIN caused it), `resumed`; tid 2 `segment`: `X` `segment` from BEGIN to END
@@ -169,8 +170,10 @@ impl Builder<'_> {
     fn client(&mut self, id: u64, pid: u32) -> &mut Client {
         if !self.clients.contains_key(&id) {
             let tpid = 1 + self.order.len() as u64;
-            let comm = (self.comm_of)(id, pid).unwrap_or_else(|| "?".into());
-            let label = format!("{comm} (pid {pid}, client {id})");
+            let label = match (self.comm_of)(id, pid) {
+                Some(comm) => format!("{comm} (pid {pid}, client {id})"),
+                None => format!("pid {pid} (client {id})"),
+            };
             self.meta(tpid, None, "process_name", label.clone());
             self.meta(tpid, None, "process_sort_index", tpid);
             self.meta(tpid, Some(STATE_TID), "thread_name", "state");
@@ -514,7 +517,7 @@ mod tests {
 
     const A: &str = "app1 (pid 101, client 1)";
     const B: &str = "app2 (pid 102, client 2)";
-    const C: &str = "? (pid 103, client 3)";
+    const C: &str = "pid 103 (client 3)";
 
     /// BEGIN low, BEGIN high, PREEMPT low, END high, RESUME low, END low.
     fn preemption() -> Vec<TraceEvent> {

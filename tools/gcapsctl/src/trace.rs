@@ -201,7 +201,11 @@ fn text_line(e: &TraceEvent, names: &Names) -> String {
     let line = format!(
         "{:>8} {:>20}  {:<9} {:>6} {:>8}  {:<16} {:>3} {:>4} {:>4} {:>7} {:>10}  {:>7}  {}",
         e.seq,
-        format!("{}.{:09}", e.time_ns / 1_000_000_000, e.time_ns % 1_000_000_000),
+        format!(
+            "{}.{:09}",
+            e.time_ns / 1_000_000_000,
+            e.time_ns % 1_000_000_000
+        ),
         e.kind.name(),
         dash(e.client_id),
         dash(u64::from(e.pid)),
