@@ -43,6 +43,15 @@ static unsigned int max_clients_per_user = 16;
 module_param(max_clients_per_user, uint, 0444);
 MODULE_PARM_DESC(max_clients_per_user, "Open /dev/gcaps files one user may hold (EMFILE beyond)");
 
+static unsigned int trace_size = 4096;
+module_param(trace_size, uint, 0444);
+MODULE_PARM_DESC(trace_size, "Events the trace ring holds (allocated at load; 0 disables tracing), at most 1048576");
+
+unsigned int gcaps_glue_trace_size(void)
+{
+	return trace_size;
+}
+
 int gcaps_glue_update_prio(void)
 {
 	return update_prio;
@@ -77,6 +86,25 @@ void gcaps_glue_unlock(void)
 }
 
 #define assert_update_lock_held() lockdep_assert_held(&gcaps_update_lock)
+
+/* ------------------------------------------------------------------ trace ring lock */
+
+/*
+ * Guards the trace ring (trace.rs): recorded under the update lock, read by tools without it.
+ * Raw: recording must not sleep (also on PREEMPT_RT) and a reader holds it only to copy one
+ * event. Process context only, so no irqsave.
+ */
+static DEFINE_RAW_SPINLOCK(gcaps_trace_lock);
+
+void gcaps_glue_trace_lock(void)
+{
+	raw_spin_lock(&gcaps_trace_lock);
+}
+
+void gcaps_glue_trace_unlock(void)
+{
+	raw_spin_unlock(&gcaps_trace_lock);
+}
 
 /* ------------------------------------------------------------------ the calling task */
 
@@ -497,10 +525,11 @@ static long gcaps_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct gcaps_file *f = file->private_data;
 
-	/* Nobody acts for somebody else: the fd belongs to the thread group that opened it. */
-	if (task_tgid(current) != f->tgid)
-		return -EPERM;
-	return gcaps_rust_ioctl(gcaps_ctx, f->slot, cmd, arg);
+	/*
+	 * Nobody acts for somebody else: the fd belongs to the thread group that opened it (the
+	 * Rust half refuses a foreign caller with EPERM and counts it).
+	 */
+	return gcaps_rust_ioctl(gcaps_ctx, f->slot, cmd, arg, task_tgid(current) != f->tgid);
 }
 
 static const struct file_operations gcaps_fops = {

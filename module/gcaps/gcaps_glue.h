@@ -36,13 +36,18 @@ struct gcaps_ev {
 /* Implemented in Rust (gcaps_main.rs). `ctx` is the pointer given to gcaps_glue_init(). */
 int gcaps_rust_open(void *ctx, const struct gcaps_caller *caller, uintptr_t pid_token, u32 *slot);
 void gcaps_rust_release(void *ctx, u32 slot);
-long gcaps_rust_ioctl(void *ctx, u32 slot, unsigned int cmd, unsigned long arg);
+long gcaps_rust_ioctl(void *ctx, u32 slot, unsigned int cmd, unsigned long arg, bool foreign);
 int gcaps_rust_bind(void *ctx, const void *ops, void *drv);
 void gcaps_rust_unbind(void *ctx);
 void gcaps_rust_work(void *ctx);
 
 /* Module parameters. */
 int gcaps_glue_update_prio(void);
+unsigned int gcaps_glue_trace_size(void);
+
+/* The trace ring's raw spinlock (process context; never sleeps). */
+void gcaps_glue_trace_lock(void);
+void gcaps_glue_trace_unlock(void);
 unsigned int gcaps_glue_max_clients_per_user(void);
 
 /* Life cycle: publish ctx and register /dev/gcaps; undo. */

@@ -11,7 +11,8 @@
 //! path (assumptions U1-U5 of `docs/analysis.md`), locking and the unload rules.
 //!
 //! Files: `gcaps_main.rs` (this: module, entry points from C, ioctl decoding and the update
-//! path), `inner.rs` (state under the update lock), `glue.rs` (safe wrappers of the C glue),
+//! path), `inner.rs` (state under the update lock), `trace.rs` (the trace ring), `stats.rs`
+//! (delay histogram, rejected-call counters), `glue.rs` (safe wrappers of the C glue),
 //! `uapi.rs` (UAPI mirror), `gcaps_glue.c` (what 6.12 has no Rust abstraction for).
 
 use core::ffi::{c_int, c_long, c_uint, c_ulong, c_void};
@@ -27,11 +28,15 @@ mod policy;
 
 mod glue;
 mod inner;
+mod stats;
+mod trace;
 mod uapi;
 
-use self::glue::{Caller, Ceiling, PidToken, UpdateLock};
-use self::inner::{classify, BeginRequest, Inner, ListBuf};
+use self::glue::{now_ns, Caller, Ceiling, PidToken, UpdateLock};
+use self::inner::{classify, BeginRequest, Call, Inner, ListBuf};
 use self::policy::{GpuPriority, SchedClass};
+use self::stats::Rejected;
+use self::trace::TraceRing;
 
 // SAFETY: `Policy`'s all-zero bit pattern is exactly `Policy::new()` (documented guarantee of
 // the policy crate: only integers, bools and arrays of them).
@@ -54,6 +59,10 @@ struct State {
     /// The LIST output buffer (lock order: `list` before `update`).
     #[pin]
     list: Mutex<KVBox<ListBuf>>,
+    /// The trace ring (its own raw spinlock, taken under `update` by writers, alone by readers).
+    trace: TraceRing,
+    /// Failed open/ioctl calls per errno class (lock-free).
+    rejected: Rejected,
     /// `update_prio`: the ceiling of real-time updates (U2).
     ceiling: i32,
     /// `max_clients_per_user`.
@@ -61,7 +70,11 @@ struct State {
 }
 
 impl State {
-    fn ioctl(&self, slot: u32, cmd: u32, arg: usize) -> Result<i64> {
+    fn ioctl(&self, slot: u32, cmd: u32, arg: usize, foreign: bool) -> Result<i64> {
+        // Nobody acts for somebody else: the fd belongs to the thread group that opened it.
+        if foreign {
+            return Err(EPERM);
+        }
         if _IOC_TYPE(cmd) != uapi::IOC_MAGIC {
             return Err(ENOTTY);
         }
@@ -72,6 +85,7 @@ impl State {
             uapi::NR_STATUS => self.status(slot, arg),
             uapi::NR_LIST => self.list(arg),
             uapi::NR_STATS => self.stats(arg),
+            uapi::NR_TRACE_READ => self.trace_read(arg),
             _ => Err(ENOTTY),
         }?;
         Ok(0)
@@ -102,12 +116,13 @@ impl State {
         };
         let mut inner = self.update.lock_killable()?;
         if rt && glue::events_pending() {
-            inner.apply_events();
+            inner.apply_events(&self.trace);
         }
         f(&mut inner)
     }
 
     fn seg_begin(&self, slot: u32, arg: usize) -> Result {
+        let entry_ns = now_ns();
         let (mut a, size) = glue::read_arg::<uapi::SegBegin>(arg)?;
         if a.flags != 0 || !(uapi::GPU_PRIO_INHERIT..=uapi::GPU_PRIO_MAX).contains(&a.gpu_priority)
         {
@@ -135,10 +150,12 @@ impl State {
             uclass,
             cpu_prio,
             gpu,
+            requested: a.gpu_priority,
         };
         let rt = matches!(class, SchedClass::RealTime(_));
+        let call = Call { entry_ns, rt };
         let (state, generation) = self.update(rt, |inner| {
-            let state = inner.seg_begin(slot, req)?;
+            let state = inner.seg_begin(slot, req, call, &self.trace)?;
             Ok((state, inner.generation()))
         })?;
         a.state = state;
@@ -147,14 +164,16 @@ impl State {
     }
 
     fn seg_end(&self, slot: u32, arg: usize) -> Result {
+        let entry_ns = now_ns();
         let (mut a, size) = glue::read_arg::<uapi::SegEnd>(arg)?;
         if a.flags != 0 {
             return Err(EINVAL);
         }
         let (policy, rt_priority) = glue::current_sched();
         let rt = matches!(classify(policy, rt_priority).1, SchedClass::RealTime(_));
+        let call = Call { entry_ns, rt };
         a.generation = self.update(rt, |inner| {
-            inner.seg_end(slot)?;
+            inner.seg_end(slot, call, &self.trace)?;
             Ok(inner.generation())
         })?;
         glue::write_arg(arg, &a, size)
@@ -202,7 +221,37 @@ impl State {
             return Err(EPERM);
         }
         self.update.lock_killable()?.stats(&mut s, reset);
+        self.rejected.read(&mut s.rejected, reset);
         glue::write_arg(arg, &s, size)
+    }
+
+    /// `GCAPS_IOC_TRACE_READ`: copies events to the user array one at a time, never holding
+    /// the ring's lock (nor the update lock) while touching user memory.
+    fn trace_read(&self, arg: usize) -> Result {
+        let (mut t, size) = glue::read_arg::<uapi::TraceRead>(arg)?;
+        if t.flags != 0 {
+            return Err(EINVAL);
+        }
+        if !glue::capable_admin() {
+            return Err(EPERM);
+        }
+        let stride = t.event_size as usize;
+        if stride < uapi::TRACE_EVENT_SIZE_VER0 {
+            return Err(EINVAL);
+        }
+        let base = t.events_ptr as usize;
+        let mut addr = base;
+        let (pos, n) = self.trace.read(t.from_seq, t.events_cap as usize, |ev| {
+            glue::write_arg(addr, ev, stride)?;
+            addr = addr.checked_add(stride).ok_or(EFAULT)?;
+            Ok(())
+        })?;
+        t.events_count = n as u32;
+        t.ring_size = self.trace.capacity();
+        t.next_seq = pos.next_seq;
+        t.dropped = pos.dropped;
+        t.overwritten = self.trace.overwritten();
+        glue::write_arg(arg, &t, size)
     }
 
     /// Close, exit or kill: end the open segment and remove the client. An update like a
@@ -218,9 +267,9 @@ impl State {
         };
         let mut inner = self.update.lock();
         if rt {
-            inner.apply_events();
+            inner.apply_events(&self.trace);
         }
-        inner.release(slot);
+        inner.release(slot, &self.trace);
     }
 }
 
@@ -250,14 +299,17 @@ extern "C" fn gcaps_rust_open(
     let r = st
         .update
         .lock_killable()
-        .and_then(|mut inner| inner.open(caller, PidToken(pid), st.max_per_user));
+        .and_then(|mut inner| inner.open(caller, PidToken(pid), st.max_per_user, &st.trace));
     match r {
         Ok(s) => {
             // SAFETY: `slot` points to the C side's `struct gcaps_file::slot`.
             unsafe { *slot = s };
             0
         }
-        Err(e) => e.to_errno(),
+        Err(e) => {
+            st.rejected.count(e.to_errno());
+            e.to_errno()
+        }
     }
 }
 
@@ -268,11 +320,21 @@ extern "C" fn gcaps_rust_release(ctx: *mut c_void, slot: u32) {
 }
 
 #[no_mangle]
-extern "C" fn gcaps_rust_ioctl(ctx: *mut c_void, slot: u32, cmd: c_uint, arg: c_ulong) -> c_long {
+extern "C" fn gcaps_rust_ioctl(
+    ctx: *mut c_void,
+    slot: u32,
+    cmd: c_uint,
+    arg: c_ulong,
+    foreign: bool,
+) -> c_long {
     // SAFETY: Called by `gcaps_ioctl` with the registered ctx.
-    match unsafe { state(ctx) }.ioctl(slot, cmd, arg as usize) {
+    let st = unsafe { state(ctx) };
+    match st.ioctl(slot, cmd, arg as usize, foreign) {
         Ok(v) => v as c_long,
-        Err(e) => e.to_errno() as c_long,
+        Err(e) => {
+            st.rejected.count(e.to_errno());
+            e.to_errno() as c_long
+        }
     }
 }
 
@@ -298,12 +360,16 @@ extern "C" fn gcaps_rust_unbind(ctx: *mut c_void) {
 #[no_mangle]
 extern "C" fn gcaps_rust_work(ctx: *mut c_void) {
     // SAFETY: Called by the work item, which module exit cancels before freeing the state.
-    unsafe { state(ctx) }.update.lock().apply_events();
+    let st = unsafe { state(ctx) };
+    st.update.lock().apply_events(&st.trace);
 }
 
 struct Gcaps {
     state: Pin<KBox<State>>,
 }
+
+/// Largest `trace_size` (80 MiB of events).
+const MAX_TRACE_SIZE: u32 = 1 << 20;
 
 impl kernel::Module for Gcaps {
     fn init(_module: &'static ThisModule) -> Result<Self> {
@@ -317,6 +383,12 @@ impl kernel::Module for Gcaps {
             pr_err!("max_clients_per_user must be at least 1\n");
             return Err(EINVAL);
         }
+        let trace_size = glue::param_trace_size();
+        if trace_size > MAX_TRACE_SIZE {
+            pr_err!("trace_size={} is above {}\n", trace_size, MAX_TRACE_SIZE);
+            return Err(EINVAL);
+        }
+        let trace = TraceRing::new(trace_size as usize)?;
         // All runlist-related memory is allocated here, zeroed (never on the stack).
         let mut inner: KVBox<Inner> = KVBox::init(kernel::init::zeroed(), GFP_KERNEL)?;
         let listbuf: KVBox<ListBuf> = KVBox::init(kernel::init::zeroed(), GFP_KERNEL)?;
@@ -325,6 +397,8 @@ impl kernel::Module for Gcaps {
             pin_init!(State {
                 update: UpdateLock::new(inner),
                 list <- new_mutex!(listbuf),
+                trace,
+                rejected: Rejected::new(),
                 ceiling,
                 max_per_user,
             }),
@@ -335,9 +409,10 @@ impl kernel::Module for Gcaps {
         // `exit_final` before the box is freed.
         unsafe { glue::init(ctx) }?;
         pr_info!(
-            "loaded (update_prio={}, max_clients_per_user={})\n",
+            "loaded (update_prio={}, max_clients_per_user={}, trace_size={})\n",
             ceiling,
-            max_per_user
+            max_per_user,
+            trace_size
         );
         Ok(Gcaps { state })
     }

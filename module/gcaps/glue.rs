@@ -11,6 +11,7 @@ use core::marker::PhantomData;
 use core::mem::size_of;
 use core::ops::{Deref, DerefMut};
 use kernel::prelude::*;
+use kernel::types::AsBytes;
 use kernel::uaccess::UserSlice;
 
 use super::uapi::IoctlArg;
@@ -44,6 +45,9 @@ const _: () = assert!(size_of::<TsgEvent>() == 32);
 
 extern "C" {
     fn gcaps_glue_update_prio() -> c_int;
+    fn gcaps_glue_trace_size() -> c_uint;
+    fn gcaps_glue_trace_lock();
+    fn gcaps_glue_trace_unlock();
     fn gcaps_glue_max_clients_per_user() -> c_uint;
     fn gcaps_glue_init(ctx: *mut c_void) -> c_int;
     fn gcaps_glue_exit_misc();
@@ -82,6 +86,17 @@ pub(crate) const SCHED_RR: i32 = 2;
 pub(crate) fn param_update_prio() -> i32 {
     // SAFETY: Reads an `int` module parameter (0444, set before init).
     unsafe { gcaps_glue_update_prio() }
+}
+
+/// The `trace_size` module parameter (not validated).
+pub(crate) fn param_trace_size() -> u32 {
+    // SAFETY: Reads a `uint` module parameter (0444, set before init).
+    unsafe { gcaps_glue_trace_size() }
+}
+
+/// `CLOCK_MONOTONIC` now, in ns.
+pub(crate) fn now_ns() -> u64 {
+    u64::try_from(kernel::time::Ktime::ktime_get().to_ns()).unwrap_or(0)
 }
 
 /// The `max_clients_per_user` module parameter.
@@ -259,6 +274,69 @@ impl<T> Drop for UpdateGuard<'_, T> {
     }
 }
 
+/// The trace ring's lock: the C side's single static raw spinlock guarding `T` (a raw
+/// spinlock so that recording never sleeps, also on PREEMPT_RT, and never waits for a
+/// preempted reader).
+///
+/// Invariant: at most one `TraceLock` exists (the trace ring owns it), so the C spinlock
+/// guards exactly this `T`; `data` is only reached through a [`TraceGuard`].
+pub(crate) struct TraceLock<T> {
+    data: UnsafeCell<T>,
+}
+
+// SAFETY: `data` is only accessed with the spinlock held (through `TraceGuard`).
+unsafe impl<T: Send> Sync for TraceLock<T> {}
+// SAFETY: Moving the lock moves `T`, which is `Send`.
+unsafe impl<T: Send> Send for TraceLock<T> {}
+
+impl<T> TraceLock<T> {
+    /// Wraps `data`. Must be called once per module lifetime (type invariant).
+    pub(crate) fn new(data: T) -> Self {
+        Self {
+            data: UnsafeCell::new(data),
+        }
+    }
+
+    /// Takes the spinlock (preemption is off until the guard is dropped: keep it short, no
+    /// user memory, no sleeping).
+    pub(crate) fn lock(&self) -> TraceGuard<'_, T> {
+        // SAFETY: No preconditions; never sleeps.
+        unsafe { gcaps_glue_trace_lock() };
+        TraceGuard {
+            lock: self,
+            _not_send: PhantomData,
+        }
+    }
+}
+
+/// Proof that the trace lock is held; unlocks when dropped (same CPU and task: not `Send`).
+pub(crate) struct TraceGuard<'a, T> {
+    lock: &'a TraceLock<T>,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl<T> Deref for TraceGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: The lock is held for the guard's lifetime: no other reference to `data`.
+        unsafe { &*self.lock.data.get() }
+    }
+}
+
+impl<T> DerefMut for TraceGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: The lock is held and the guard is borrowed mutably: the only reference.
+        unsafe { &mut *self.lock.data.get() }
+    }
+}
+
+impl<T> Drop for TraceGuard<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: This guard took the lock, on this task (preemption off since).
+        unsafe { gcaps_glue_trace_unlock() };
+    }
+}
+
 /// Operations that need the update lock held; the C side also asserts it with lockdep.
 ///
 /// Invariant: the only `Backend` is the one inside the locked state (`Inner`, created by
@@ -366,8 +444,9 @@ pub(crate) fn read_arg<T: IoctlArg>(arg: usize) -> Result<(T, usize)> {
     Ok((val, usize_))
 }
 
-/// Writes an ioctl argument struct back, up to the user's size.
-pub(crate) fn write_arg<T: IoctlArg>(arg: usize, val: &T, user_size: usize) -> Result {
+/// Writes a UAPI struct (an ioctl argument, a trace event) to user address `arg`, its first
+/// `min(user_size, size_of::<T>())` bytes.
+pub(crate) fn write_arg<T: AsBytes>(arg: usize, val: &T, user_size: usize) -> Result {
     let n = user_size.min(size_of::<T>());
     // SAFETY: `T: AsBytes`: all `size_of::<T>()` bytes of `val` are initialised.
     let bytes =

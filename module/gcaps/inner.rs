@@ -18,12 +18,13 @@
 
 use kernel::prelude::*;
 
-use super::glue::{Backend, Caller, PidToken, TsgEvent};
+use super::glue::{now_ns, Backend, Caller, PidToken, TsgEvent};
 use super::policy::{
     ClientId, ClientStatus, Decision, Error as PolicyError, GpuPriority, Policy, ProcessKey,
     SchedClass,
 };
-use super::uapi;
+use super::trace::TraceRing;
+use super::uapi::{self, TraceEvent};
 
 /// Client slots: the policy's client capacity.
 pub(crate) const MAX_CLIENTS: usize = Policy::<16, 128>::CLIENT_CAPACITY;
@@ -67,6 +68,16 @@ pub(crate) struct BeginRequest {
     pub(crate) uclass: u32,
     pub(crate) cpu_prio: i32,
     pub(crate) gpu: GpuPriority,
+    /// The `gpu_priority` the caller asked for (for the trace).
+    pub(crate) requested: i32,
+}
+
+/// A begin/end call: when it entered the module (`CLOCK_MONOTONIC` ns) and whether its caller
+/// is real-time (only real-time updates are sampled for the update-delay histogram).
+#[derive(Clone, Copy)]
+pub(crate) struct Call {
+    pub(crate) entry_ns: u64,
+    pub(crate) rt: bool,
 }
 
 /// Counters reported by `GCAPS_IOC_STATS` (all but `events`) and in the kernel log at unload.
@@ -74,11 +85,38 @@ pub(crate) struct BeginRequest {
 pub(crate) struct Counters {
     pub(crate) submits: u64,
     pub(crate) submit_errors: u64,
+    pub(crate) submit_timeouts: u64,
+    pub(crate) recoveries: u64,
     pub(crate) events: u64,
     pub(crate) begins: u64,
     pub(crate) ends: u64,
     pub(crate) ends_by_close: u64,
+    pub(crate) preemptions: u64,
+    pub(crate) resumes: u64,
     pub(crate) clients_max: u32,
+    pub(crate) tsgs_max: u32,
+    pub(crate) delay: uapi::DelayHistogram,
+}
+
+/// What [`Inner::sync`] did about the runlist.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Submit {
+    /// Nothing a driver lists changed (or no backend is bound).
+    None,
+    /// Resubmitted; the submit is no longer pending.
+    Done,
+    /// The backend refused or timed out.
+    Failed,
+}
+
+impl Submit {
+    fn trace_flags(self) -> u32 {
+        match self {
+            Submit::None => 0,
+            Submit::Done => uapi::TRACE_F_SUBMIT,
+            Submit::Failed => uapi::TRACE_F_SUBMIT | uapi::TRACE_F_SUBMIT_FAILED,
+        }
+    }
 }
 
 /// Everything the update lock guards.
@@ -90,6 +128,10 @@ pub(crate) struct Inner {
     next_key: u64,
     published: Decision,
     bound: bool,
+    /// Client slot of the running real-time segment (`policy.running_rt()`), kept by `sync`.
+    running: Option<usize>,
+    /// TSGs that exist (`tsgs[t].exists`).
+    tsgs_now: u32,
     pub(crate) be: Backend,
     pub(crate) counters: Counters,
 }
@@ -98,6 +140,11 @@ pub(crate) struct Inner {
 // (a zero-sized token) and `Policy`/`Decision`, whose all-zero bit pattern is documented to be
 // the empty policy / a valid decision. Zeroed `Inner` = no clients, no TSGs, nothing bound.
 unsafe impl kernel::init::Zeroable for Inner {}
+
+/// `ETIMEDOUT` (not among 6.12's `kernel::error::code` constants).
+fn etimedout() -> Error {
+    Error::from_errno(-(kernel::bindings::ETIMEDOUT as i32))
+}
 
 /// `EALREADY` (not among 6.12's `kernel::error::code` constants).
 fn ealready() -> Error {
@@ -179,8 +226,9 @@ impl Inner {
     }
 
     /// Publishes the decision if it changed, and has the driver resubmit if what it lists
-    /// changed (or `force`, after a recovery). Restores the `published` invariant.
-    pub(crate) fn sync(&mut self, force: bool) {
+    /// changed (or `force`, after a recovery). Restores the `published` and `running`
+    /// invariants.
+    pub(crate) fn sync(&mut self, force: bool) -> Submit {
         let mut d = self.policy.decision();
         let visible = d.all != self.published.all || d.eligible != self.published.eligible;
         if visible {
@@ -188,20 +236,93 @@ impl Inner {
             self.published = d;
             self.publish();
         }
-        if (visible || force) && self.bound {
-            self.counters.submits += 1;
-            if let Err(e) = self.be.resubmit() {
+        let run = self.policy.running_rt().map(ClientId::to_raw);
+        if run
+            != self
+                .running
+                .and_then(|s| self.clients.get(s))
+                .map(|c| c.handle)
+        {
+            self.running =
+                run.and_then(|h| self.clients.iter().position(|c| c.in_use && c.handle == h));
+        }
+        if !(visible || force) || !self.bound {
+            return Submit::None;
+        }
+        self.counters.submits += 1;
+        match self.be.resubmit() {
+            Ok(()) => Submit::Done,
+            Err(e) => {
                 // The decision is published: the driver's own rebuild paths (resume, recovery)
                 // list exactly it, so there is nothing to retry here.
                 self.counters.submit_errors += 1;
+                if e == etimedout() {
+                    self.counters.submit_timeouts += 1;
+                }
                 if self.counters.submit_errors == 1 {
                     pr_warn!(
                         "backend resubmit failed ({:?}); further failures are only counted\n",
                         e
                     );
                 }
+                Submit::Failed
             }
         }
+    }
+
+    // ------------------------------------------------------------------ trace
+
+    /// A trace event about client `slot` (0/none for driver events), with the decision now.
+    fn event(&self, kind: u32, slot: Option<usize>) -> TraceEvent {
+        let c = slot.and_then(|s| self.clients.get(s)).filter(|c| c.in_use);
+        let r = self.running.and_then(|s| self.clients.get(s));
+        TraceEvent {
+            time_ns: now_ns(),
+            client_id: c.map_or(0, |c| c.id),
+            tgid: c.map_or(0, |c| c.tgid),
+            running_client_id: r.map_or(0, |c| c.id),
+            running_tgid: r.map_or(0, |c| c.tgid),
+            generation: self.published.generation,
+            kind,
+            effective_priority: c.map_or(0, |c| self.effective_of(c)),
+            ..TraceEvent::default()
+        }
+    }
+
+    /// Effective GPU priority of `c`'s open segment (0: none or best-effort).
+    fn effective_of(&self, c: &Client) -> i32 {
+        self.policy
+            .client_info(ClientId::from_raw(c.handle))
+            .ok()
+            .and_then(|i| i.effective_priority)
+            .map_or(0, i32::from)
+    }
+
+    /// After a begin/end/close by `slot` that left `prev` running before: counts and records
+    /// the preemption or resumption it caused (a begin can only preempt, an end or close can
+    /// only resume).
+    fn handover(&mut self, slot: usize, prev: Option<usize>, tr: &TraceRing) {
+        match (prev, self.running) {
+            (Some(p), Some(n)) if n == slot && p != slot => {
+                self.counters.preemptions += 1;
+                tr.record(self.event(uapi::TRACE_PREEMPT, Some(p)));
+            }
+            (Some(p), Some(n)) if p == slot && n != slot => {
+                self.counters.resumes += 1;
+                tr.record(self.event(uapi::TRACE_RESUME, Some(n)));
+            }
+            _ => {}
+        }
+    }
+
+    /// The update delay of a successful begin/end: sampled for real-time callers.
+    fn delay_of(&mut self, call: Call) -> u64 {
+        if !call.rt {
+            return 0;
+        }
+        let d = now_ns().saturating_sub(call.entry_ns);
+        self.counters.delay.record(d);
+        d
     }
 
     // ------------------------------------------------------------------ clients
@@ -212,6 +333,7 @@ impl Inner {
         caller: &Caller,
         pid: PidToken,
         max_per_user: u32,
+        tr: &TraceRing,
     ) -> Result<u32> {
         let mine = self
             .clients
@@ -242,28 +364,48 @@ impl Inner {
         };
         let now = self.clients_now();
         self.counters.clients_max = self.counters.clients_max.max(now);
+        tr.record(self.event(uapi::TRACE_OPEN, Some(slot)));
         // `slot < MAX_CLIENTS = 128`.
         Ok(slot as u32)
     }
 
     /// The file's last reference is gone: end its segment, remove the client.
-    pub(crate) fn release(&mut self, slot: u32) {
+    pub(crate) fn release(&mut self, slot: u32, tr: &TraceRing) {
+        let s = slot as usize;
+        let prev = self.running;
+        let mut ev = self.event(uapi::TRACE_CLOSE, Some(s));
         if let Ok(id) = self.handle(slot) {
             if self.state_of(id) != uapi::STATE_IDLE {
                 self.counters.ends_by_close += 1;
+                ev.flags |= uapi::TRACE_F_ENDED;
             }
             // Cannot fail for a registered handle.
             let _ = self.policy.client_gone(id);
         }
-        if let Some(c) = self.clients.get_mut(slot as usize) {
+        if let Some(c) = self.clients.get_mut(s) {
             *c = Client::default();
         }
-        self.sync(false);
+        let submit = self.sync(false);
+        let after = self.event(0, None);
+        ev.flags |= submit.trace_flags();
+        ev.time_ns = after.time_ns;
+        ev.generation = after.generation;
+        ev.running_client_id = after.running_client_id;
+        ev.running_tgid = after.running_tgid;
+        tr.record(ev);
+        self.handover(s, prev, tr);
     }
 
     /// `GCAPS_IOC_SEG_BEGIN`. Returns the client's state after the call.
-    pub(crate) fn seg_begin(&mut self, slot: u32, req: BeginRequest) -> Result<u32> {
+    pub(crate) fn seg_begin(
+        &mut self,
+        slot: u32,
+        req: BeginRequest,
+        call: Call,
+        tr: &TraceRing,
+    ) -> Result<u32> {
         let id = self.handle(slot)?;
+        let prev = self.running;
         self.policy
             .seg_begin(id, req.class, req.gpu)
             .map_err(map_policy_error)?;
@@ -272,16 +414,34 @@ impl Inner {
             c.cpu_prio = req.cpu_prio;
         }
         self.counters.begins += 1;
-        self.sync(false);
-        Ok(self.state_of(id))
+        let submit = self.sync(false);
+        let delay = self.delay_of(call);
+        let state = self.state_of(id);
+        let mut ev = self.event(uapi::TRACE_BEGIN, Some(slot as usize));
+        ev.delay_ns = delay;
+        ev.cpu_priority = req.cpu_prio;
+        ev.requested_priority = req.requested;
+        ev.flags = submit.trace_flags();
+        if state == uapi::STATE_PENDING {
+            ev.flags |= uapi::TRACE_F_PENDING;
+        }
+        tr.record(ev);
+        self.handover(slot as usize, prev, tr);
+        Ok(state)
     }
 
     /// `GCAPS_IOC_SEG_END`.
-    pub(crate) fn seg_end(&mut self, slot: u32) -> Result {
+    pub(crate) fn seg_end(&mut self, slot: u32, call: Call, tr: &TraceRing) -> Result {
         let id = self.handle(slot)?;
+        let prev = self.running;
         self.policy.seg_end(id).map_err(map_policy_error)?;
         self.counters.ends += 1;
-        self.sync(false);
+        let submit = self.sync(false);
+        let mut ev = self.event(uapi::TRACE_END, Some(slot as usize));
+        ev.delay_ns = self.delay_of(call);
+        ev.flags = submit.trace_flags();
+        tr.record(ev);
+        self.handover(slot as usize, prev, tr);
         Ok(())
     }
 
@@ -301,10 +461,18 @@ impl Inner {
         out.submit_errors = c.submit_errors;
         out.clients_now = self.clients_now();
         out.clients_max = c.clients_max;
+        out.preemptions = c.preemptions;
+        out.resumes = c.resumes;
+        out.submit_timeouts = c.submit_timeouts;
+        out.recoveries = c.recoveries;
+        out.tsgs_now = self.tsgs_now;
+        out.tsgs_max = c.tsgs_max;
+        out.delay = c.delay;
         if reset {
             self.counters = Counters {
                 events: c.events,
                 clients_max: out.clients_now,
+                tsgs_max: self.tsgs_now,
                 ..Counters::default()
             };
         }
@@ -325,12 +493,7 @@ impl Inner {
 
     fn info_of(&self, c: &Client) -> uapi::ClientInfo {
         let id = ClientId::from_raw(c.handle);
-        let gpu = self
-            .policy
-            .client_info(id)
-            .ok()
-            .and_then(|i| i.effective_priority)
-            .map_or(0, i32::from);
+        let gpu = self.effective_of(c);
         let num_tsgs = self
             .tsgs
             .iter()
@@ -406,16 +569,35 @@ impl Inner {
 
     /// Applies every pending TSG event (at most one per TSG id) and, after a reported
     /// recovery, forces a resubmit. Ends with [`Inner::sync`].
-    pub(crate) fn apply_events(&mut self) {
+    pub(crate) fn apply_events(&mut self, tr: &TraceRing) {
         while let Some(ev) = self.be.next_event() {
             self.counters.events += 1;
-            self.apply(&ev);
+            self.apply(&ev, tr);
         }
         let force = self.be.take_recovered();
+        if force {
+            self.counters.recoveries += 1;
+            tr.record(self.event(uapi::TRACE_RECOVERY, None));
+        }
         self.sync(force);
     }
 
-    fn apply(&mut self, ev: &TsgEvent) {
+    /// A TSG appears or disappears: counts it and records it (owner's client if it has one).
+    fn tsg_counted(&mut self, kind: u32, t: u32, tgid: i32, key: ProcessKey, tr: &TraceRing) {
+        if kind == uapi::TRACE_TSG_NEW {
+            self.tsgs_now += 1;
+            self.counters.tsgs_max = self.counters.tsgs_max.max(self.tsgs_now);
+        } else {
+            self.tsgs_now = self.tsgs_now.saturating_sub(1);
+        }
+        let owner = self.clients.iter().position(|c| c.in_use && c.key == key);
+        let mut ev = self.event(kind, owner);
+        ev.tgid = tgid as u32;
+        ev.cpu_priority = t as i32;
+        tr.record(ev);
+    }
+
+    fn apply(&mut self, ev: &TsgEvent, tr: &TraceRing) {
         let t = ev.tsgid;
         let Some(old) = self.tsgs.get(t as usize).copied() else {
             return;
@@ -426,6 +608,7 @@ impl Inner {
             if let Some(m) = self.tsgs.get_mut(t as usize) {
                 *m = Tsg::default();
             }
+            self.tsg_counted(uapi::TRACE_TSG_GONE, t, old.tgid, old.key, tr);
         }
         if ev.present == 0 {
             return;
@@ -452,6 +635,7 @@ impl Inner {
                     num_channels: ev.num_channels,
                 };
             }
+            self.tsg_counted(uapi::TRACE_TSG_NEW, t, ev.tgid, key, tr);
         }
     }
 
@@ -480,6 +664,7 @@ impl Inner {
                 *m = Tsg::default();
             }
         }
+        self.tsgs_now = 0;
         self.sync(false);
     }
 

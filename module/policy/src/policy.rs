@@ -549,6 +549,45 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         Ok(self.finish(false))
     }
 
+    /// Whether [`Policy::seg_begin`] with these arguments certainly leaves [`Policy::decision`]
+    /// unchanged (apart from the generation, which does not move either): the segment is
+    /// best-effort, or a real-time segment of at least its effective priority runs (the new
+    /// segment will be pending), or the event would be rejected. `false` means the running
+    /// segment changes (checked exhaustively by the model check). O(1). Lets a caller that
+    /// must not sleep apply the event only when no runlist submit can follow (the kernel
+    /// module's non-preemptive fast path).
+    pub fn begin_keeps_decision(&self, id: ClientId, class: SchedClass, gpu: GpuPriority) -> bool {
+        let Ok(slot) = self.lookup(id) else {
+            return true;
+        };
+        if self.clients.get(slot).is_none_or(|c| c.open) {
+            return true;
+        }
+        let effective = match (class, gpu) {
+            (SchedClass::BestEffort, _) => return true,
+            (SchedClass::RealTime(_), GpuPriority::Explicit(p)) => p,
+            (SchedClass::RealTime(p), GpuPriority::Inherit) => p,
+        };
+        // A higher or equal effective priority that arrived earlier keeps the lead.
+        self.running_effective().is_some_and(|w| w >= effective)
+    }
+
+    /// Whether [`Policy::seg_end`] certainly leaves [`Policy::decision`] unchanged: the
+    /// client's segment is not the running real-time one (or the event would be rejected).
+    /// `false` means the running segment changes. O(1).
+    pub fn end_keeps_decision(&self, id: ClientId) -> bool {
+        match self.lookup(id) {
+            Ok(slot) => usize::try_from(self.winner).ok() != slot.checked_add(1),
+            Err(_) => true,
+        }
+    }
+
+    /// Effective priority of the running real-time segment, if any.
+    fn running_effective(&self) -> Option<u8> {
+        let slot = usize::try_from(self.winner.checked_sub(1)?).ok()?;
+        self.clients.get(slot)?.effective()
+    }
+
     /// The client ends its GPU segment (`gcapsGpuSegEnd`).
     ///
     /// Errors: [`Error::UnknownClient`], [`Error::NoOpenSegment`].

@@ -424,6 +424,11 @@ impl Node {
                 return None; // not applicable: the role's handle is in use
             }
         }
+        let keeps = match ev {
+            Ev::Begin(r, c, g) => Some(self.imp.begin_keeps_decision(self.handle(r), c, g)),
+            Ev::End(r) => Some(self.imp.end_keeps_decision(self.handle(r))),
+            _ => None,
+        };
         let mut n = self.clone();
         let want = n.reference.apply(ev);
         let got = match ev {
@@ -462,6 +467,24 @@ impl Node {
                 assert_eq!(n.imp.generation(), expect_gen);
             }
             _ => panic!("reference {want:?} vs implementation {got:?}, {}", ctx()),
+        }
+        // The fast-path predicates: "keeps" must mean the decision is unchanged; and they are
+        // exact for begins and ends whose outcome changed the running segment.
+        if keeps == Some(true) {
+            let (d0, d1) = (self.imp.decision(), n.imp.decision());
+            assert!(
+                d0.all == d1.all && d0.eligible == d1.eligible,
+                "keeps_decision was true but the decision changed, {}",
+                ctx()
+            );
+        }
+        if keeps == Some(false) {
+            assert_ne!(
+                self.imp.running_rt(),
+                n.imp.running_rt(),
+                "keeps_decision was false but the running segment stayed, {}",
+                ctx()
+            );
         }
         if let Ev::Unregister(r) | Ev::Gone(r) = ev {
             n.stale[r] = n.ids[r].take().unwrap_or(n.stale[r]);
