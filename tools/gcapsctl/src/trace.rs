@@ -168,9 +168,25 @@ impl Names {
     }
 }
 
-const TEXT_HEADER: &str =
-    "     SEQ            TIME_S  KIND      CLIENT      PID  COMMAND          \
-                           CPU  REQ  GPU     GEN      DELAY  RUNNING  FLAGS";
+/// The header of the text format (the widths of [`text_line`]).
+fn text_header() -> String {
+    format!(
+        "{:>8} {:>20}  {:<9} {:>6} {:>8}  {:<16} {:>3} {:>4} {:>4} {:>7} {:>10}  {:>7}  {}",
+        "SEQ",
+        "TIME_S",
+        "KIND",
+        "CLIENT",
+        "PID",
+        "COMMAND",
+        "CPU",
+        "REQ",
+        "GPU",
+        "GEN",
+        "DELAY",
+        "RUNNING",
+        "FLAGS"
+    )
+}
 
 /// One line of the text format.
 fn text_line(e: &TraceEvent, names: &Names) -> String {
@@ -210,7 +226,12 @@ fn text_line(e: &TraceEvent, names: &Names) -> String {
         dash(e.client_id),
         dash(u64::from(e.pid)),
         comm,
-        e.cpu_priority,
+        // TSG events carry the tsgid in this field (shown under FLAGS)
+        if e.tsgid().is_some() {
+            "-".to_string()
+        } else {
+            e.cpu_priority.to_string()
+        },
         e.requested_priority,
         e.effective_priority,
         e.generation,
@@ -231,7 +252,7 @@ fn drop_line(d: &Drop) -> String {
 /// The text dump: header, events, lost events in-band, a summary line.
 fn text_dump(d: &Dump, names: &Names) -> String {
     let mut s = String::new();
-    s.push_str(TEXT_HEADER);
+    s.push_str(&text_header());
     s.push('\n');
     for line in stream_lines(d, names, Format::Text) {
         s.push_str(&line);
@@ -363,7 +384,15 @@ mod tests {
         let t = text_dump(&dump(), &names);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines.len(), 6, "{t}");
-        assert!(lines[0].starts_with("     SEQ"));
+        assert!(lines[0].starts_with("     SEQ               TIME_S  KIND"));
+        // the header's columns line up with the events'
+        let col = |l: &str, w: &str| {
+            let end = l.find(w).unwrap() + w.len();
+            l[..end].chars().count()
+        };
+        assert_eq!(col(lines[0], "TIME_S"), col(lines[1], "12.000004500"));
+        assert_eq!(col(lines[0], "COMMAND") - 7, lines[1].find("gpu").unwrap());
+        assert_eq!(col(lines[0], "DELAY"), col(lines[1], "µs"));
         let want = "       3         12.000004500  begin          1      101  gpu\\tclient       \
                     10    0   10       7    45.2 µs        1  pending,submit";
         assert_eq!(lines[1], want);
@@ -378,7 +407,7 @@ mod tests {
         );
         assert!(lines[4].ends_with("  tsg=4"), "{}", lines[4]);
         assert!(
-            lines[4].contains("tsg_new        -        -"),
+            lines[4].contains("tsg_new        -        -  -                  -    0"),
             "{}",
             lines[4]
         );
