@@ -25,7 +25,7 @@ rm -rf "$root"
   [ -x "$dev" ] || { echo "50-libgcaps.sh: no device test binary" >&2; exit 1; }
   install -D -m 0755 "$dev" "$root/bin/libgcaps-device"
   obs=$(cargo test --release --locked -p gcapsctl --test observe --no-run --message-format=json \
-        | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
+        | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | grep '/deps/observe-' | tail -n 1)
   [ -x "$obs" ] || { echo "50-libgcaps.sh: no gcapsctl-observe binary" >&2; exit 1; }
   install -D -m 0755 "$obs" "$root/bin/gcapsctl-observe"
   install -D -m 0755 target/release/gpu_segment_rs "$root/bin/gpu_segment_rs"

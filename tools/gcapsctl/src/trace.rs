@@ -67,6 +67,9 @@ pub fn run(args: Args) -> Result<(), String> {
             Format::Json => json_dump(&dump, &names),
         });
     }
+    if args.format == Format::Text {
+        write_stdout(&format!("{}\n", text_header()))?;
+    }
     let mut next = dump.next_seq;
     let mut first = Some(dump);
     loop {
