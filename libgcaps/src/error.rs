@@ -11,6 +11,9 @@ pub enum Op {
     End,
     Status,
     List,
+    Stats,
+    ResetStats,
+    TraceRead,
     Close,
 }
 
@@ -23,6 +26,9 @@ impl Op {
             Op::End => "GCAPS_IOC_SEG_END",
             Op::Status => "GCAPS_IOC_STATUS",
             Op::List => "GCAPS_IOC_LIST",
+            Op::Stats => "GCAPS_IOC_STATS",
+            Op::ResetStats => "GCAPS_IOC_STATS (reset)",
+            Op::TraceRead => "GCAPS_IOC_TRACE_READ",
             Op::Close => "close of the gcaps descriptor",
         }
     }
@@ -60,6 +66,8 @@ pub enum Error {
         value: String,
         reason: &'static str,
     },
+    /// Resetting the statistics or reading the trace without CAP_SYS_ADMIN (EPERM).
+    NeedsAdmin { op: Op },
     /// Begin while this client's segment is already open (EALREADY).
     AlreadyInSegment,
     /// End without an open segment (ENOENT on end).
@@ -78,9 +86,10 @@ impl Error {
             Error::AbiMismatch { .. } => Errno::EPROTO,
             Error::TooManyClients => Errno::EMFILE,
             Error::ClientTableFull => Errno::ENOSPC,
-            Error::NotOwner | Error::BestEffortExplicit { .. } | Error::AboveCpuPriority { .. } => {
-                Errno::EPERM
-            }
+            Error::NotOwner
+            | Error::BestEffortExplicit { .. }
+            | Error::AboveCpuPriority { .. }
+            | Error::NeedsAdmin { .. } => Errno::EPERM,
             Error::InvalidPriority { .. }
             | Error::BadPriorityText { .. }
             | Error::BadEnvironment { .. } => Errno::EINVAL,
@@ -107,6 +116,7 @@ impl Error {
     /// ([`Error::begin_eperm`]).
     pub(crate) fn from_ioctl(op: Op, errno: Errno) -> Self {
         match (op, errno) {
+            (Op::ResetStats | Op::TraceRead, Errno::EPERM) => Error::NeedsAdmin { op },
             (_, Errno::EPERM) => Error::NotOwner,
             (Op::Begin, Errno::EALREADY) => Error::AlreadyInSegment,
             (Op::End, Errno::ENOENT) => Error::NotInSegment,
@@ -199,6 +209,21 @@ impl fmt::Display for Error {
             Error::BadEnvironment { var, value, reason } => {
                 write!(f, "{var}=\"{}\": {reason}", value.escape_debug())
             }
+            Error::NeedsAdmin { op } => {
+                let what = match op {
+                    Op::TraceRead => {
+                        "reading the gcaps trace needs CAP_SYS_ADMIN (it shows other processes' \
+                         pids and timing)"
+                    }
+                    Op::ResetStats => "resetting the gcaps statistics needs CAP_SYS_ADMIN",
+                    _ => "this call needs CAP_SYS_ADMIN",
+                };
+                write!(
+                    f,
+                    "{} failed: permission denied: {what}; run it as root",
+                    op.name()
+                )
+            }
             Error::AlreadyInSegment => f.write_str(
                 "GPU segment begin while this client's segment is open (EALREADY); end it first \
                  (segments do not nest)",
@@ -248,6 +273,17 @@ mod tests {
             Error::NotInSegment
         );
         assert_eq!(Error::from_ioctl(Op::Status, Errno::EPERM), Error::NotOwner);
+        assert_eq!(Error::from_ioctl(Op::Stats, Errno::EPERM), Error::NotOwner);
+        for op in [Op::ResetStats, Op::TraceRead] {
+            let e = Error::from_ioctl(op, Errno::EPERM);
+            assert_eq!(e, Error::NeedsAdmin { op });
+            assert!(e.to_string().contains("needs CAP_SYS_ADMIN"), "{e}");
+        }
+        assert!(Error::from_ioctl(Op::TraceRead, Errno::EPERM)
+            .to_string()
+            .starts_with(
+                "GCAPS_IOC_TRACE_READ failed: permission denied: reading the gcaps trace"
+            ));
         // ENOENT means "not in a segment" only for end.
         assert_eq!(
             Error::from_ioctl(Op::Begin, Errno::ENOENT),
@@ -317,6 +353,8 @@ mod tests {
                 value: "\n".into(),
                 reason: "r",
             },
+            Error::NeedsAdmin { op: Op::TraceRead },
+            Error::NeedsAdmin { op: Op::ResetStats },
             Error::AlreadyInSegment,
             Error::NotInSegment,
             Error::Sys {
@@ -337,6 +375,8 @@ mod tests {
             Errno::EINVAL,
             Errno::EINVAL,
             Errno::EINVAL,
+            Errno::EPERM,
+            Errno::EPERM,
             Errno::EALREADY,
             Errno::ENOENT,
             Errno::EFAULT,

@@ -17,11 +17,15 @@
 mod error;
 mod info;
 mod priority;
+mod stats;
+mod trace;
 pub mod uapi;
 
 pub use error::{Error, Op};
 pub use info::{ClientInfo, CpuClass, List, SegState, Status, TsgInfo, Version};
 pub use priority::{GpuPriority, ENV_GPU_PRIORITY, GPU_PRIORITY_MAX, GPU_PRIORITY_MIN};
+pub use stats::{DelayHistogram, Stats, DELAY_BUCKETS};
+pub use trace::{TraceBatch, TraceBuf, TraceEvent, TraceFlags, TraceKind};
 
 use nix::errno::Errno;
 use nix::fcntl::{open, OFlag};
@@ -201,6 +205,46 @@ impl Gcaps {
         })
     }
 
+    /// The module's counters and update-delay histogram (any caller may read them).
+    pub fn stats(&self) -> Result<Stats, Error> {
+        self.stats_ioctl(0, Op::Stats)
+    }
+
+    /// Reads the statistics and zeroes them (needs CAP_SYS_ADMIN: [`Error::NeedsAdmin`]);
+    /// returns the figures as they were before the reset.
+    pub fn reset_stats(&self) -> Result<Stats, Error> {
+        self.stats_ioctl(uapi::GCAPS_STATS_RESET, Op::ResetStats)
+    }
+
+    fn stats_ioctl(&self, flags: u32, op: Op) -> Result<Stats, Error> {
+        let mut s = uapi::gcaps_stats {
+            size: size_of_u32::<uapi::gcaps_stats>(),
+            flags,
+            ..Default::default()
+        };
+        ioctl(self.fd.as_fd(), uapi::GCAPS_IOC_STATS, &mut s)
+            .map_err(|e| Error::from_ioctl(op, e))?;
+        Ok(Stats::from_uapi(&s))
+    }
+
+    /// Reads trace events with `seq >= from_seq` (0: the oldest the ring holds), at most
+    /// `buf.capacity()` of them; nothing is consumed. Continue with the batch's `next_seq`.
+    /// Needs CAP_SYS_ADMIN ([`Error::NeedsAdmin`]).
+    pub fn read_trace(&self, from_seq: u64, buf: &mut TraceBuf) -> Result<TraceBatch, Error> {
+        let cap = u32::try_from(buf.raw.len()).unwrap_or(u32::MAX);
+        let mut r = uapi::gcaps_trace_read {
+            size: size_of_u32::<uapi::gcaps_trace_read>(),
+            events_ptr: buf.raw.as_mut_ptr() as u64,
+            events_cap: cap,
+            event_size: size_of_u32::<uapi::gcaps_trace_event>(),
+            from_seq,
+            ..Default::default()
+        };
+        ioctl(self.fd.as_fd(), uapi::GCAPS_IOC_TRACE_READ, &mut r)
+            .map_err(|e| Error::from_ioctl(Op::TraceRead, e))?;
+        Ok(TraceBatch::from_uapi(&r, &buf.raw))
+    }
+
     fn resolve(&self, priority: GpuPriority) -> GpuPriority {
         match priority {
             GpuPriority::Default => self.default_priority,
@@ -269,7 +313,8 @@ fn size_of_u32<T>() -> u32 {
 fn ioctl<T>(fd: BorrowedFd<'_>, request: libc::c_ulong, arg: &mut T) -> Result<(), Errno> {
     // SAFETY: `arg` is a valid, exclusively borrowed `T` whose size is the one encoded in
     // `request` and in its `size` field; the kernel reads and writes at most that many bytes.
-    // Pointers inside `T` (GCAPS_IOC_LIST) point to live buffers of the advertised capacity.
+    // Pointers inside `T` (GCAPS_IOC_LIST, GCAPS_IOC_TRACE_READ) point to live buffers of the
+    // advertised capacity and element size.
     let r = unsafe { libc::ioctl(fd.as_raw_fd(), request as _, arg as *mut T) };
     Errno::result(r).map(drop)
 }
@@ -323,6 +368,13 @@ mod tests {
         assert!(matches!(g.end(), Err(Error::NotGcapsDevice { .. })));
         assert!(matches!(g.status(), Err(Error::NotGcapsDevice { .. })));
         assert!(matches!(g.list(), Err(Error::NotGcapsDevice { .. })));
+        assert!(matches!(g.stats(), Err(Error::NotGcapsDevice { .. })));
+        assert!(matches!(g.reset_stats(), Err(Error::NotGcapsDevice { .. })));
+        let mut buf = TraceBuf::with_capacity(4);
+        assert!(matches!(
+            g.read_trace(0, &mut buf),
+            Err(Error::NotGcapsDevice { .. })
+        ));
         assert!(g.segment(GpuPriority::Level(3)).is_err());
     }
 

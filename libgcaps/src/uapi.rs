@@ -15,6 +15,8 @@ pub const GCAPS_IOC_SEG_BEGIN: libc::c_ulong = iowr::<gcaps_seg_begin>(0x01);
 pub const GCAPS_IOC_SEG_END: libc::c_ulong = iowr::<gcaps_seg_end>(0x02);
 pub const GCAPS_IOC_STATUS: libc::c_ulong = iowr::<gcaps_status>(0x03);
 pub const GCAPS_IOC_LIST: libc::c_ulong = iowr::<gcaps_list>(0x04);
+pub const GCAPS_IOC_STATS: libc::c_ulong = iowr::<gcaps_stats>(0x10);
+pub const GCAPS_IOC_TRACE_READ: libc::c_ulong = iowr::<gcaps_trace_read>(0x11);
 
 #[cfg(test)]
 mod tests {
@@ -23,7 +25,7 @@ mod tests {
 
     extern "C" {
         /// The request numbers as the C compiler expands them (`src/uapi_check.c`).
-        static gcaps_check_ioc: [libc::c_ulong; 5];
+        static gcaps_check_ioc: [libc::c_ulong; 7];
     }
 
     #[test]
@@ -37,7 +39,9 @@ mod tests {
                 GCAPS_IOC_SEG_BEGIN,
                 GCAPS_IOC_SEG_END,
                 GCAPS_IOC_STATUS,
-                GCAPS_IOC_LIST
+                GCAPS_IOC_LIST,
+                GCAPS_IOC_STATS,
+                GCAPS_IOC_TRACE_READ
             ]
         );
     }
@@ -52,5 +56,28 @@ mod tests {
         assert_eq!(size_of::<gcaps_seg_end>(), GCAPS_SEG_END_SIZE_VER0 as usize);
         assert_eq!(size_of::<gcaps_status>(), GCAPS_STATUS_SIZE_VER0 as usize);
         assert_eq!(size_of::<gcaps_list>(), GCAPS_LIST_SIZE_VER0 as usize);
+        assert_eq!(
+            size_of::<gcaps_trace_event>(),
+            GCAPS_TRACE_EVENT_SIZE_VER0 as usize
+        );
+        assert_eq!(
+            size_of::<gcaps_trace_read>(),
+            GCAPS_TRACE_READ_SIZE_VER0 as usize
+        );
+    }
+
+    #[test]
+    fn stats_grew_to_ver1_and_keeps_ver0_in_front() {
+        assert_eq!(size_of::<gcaps_stats>(), GCAPS_STATS_SIZE_VER1 as usize);
+        // The VER0 fields end where VER1's begin: an old caller's size cuts at a field edge.
+        assert_eq!(
+            core::mem::offset_of!(gcaps_stats, preemptions),
+            GCAPS_STATS_SIZE_VER0 as usize
+        );
+        assert!(GCAPS_REJ_OTHER < GCAPS_REJ_NR);
+        assert_eq!(
+            core::mem::offset_of!(gcaps_stats, delay_buckets) + 8 * GCAPS_DELAY_BUCKETS as usize,
+            GCAPS_STATS_SIZE_VER1 as usize
+        );
     }
 }

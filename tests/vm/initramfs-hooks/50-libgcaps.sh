@@ -6,6 +6,7 @@
 #   /bin/gpu_segment       the C example, built with pkg-config against the installed library
 #   /bin/gpu_segment_rs    the Rust example
 #   /bin/libgcaps-device   libgcaps's device tests (cargo test binary, tests/device.rs)
+#   /bin/gcapsctl-observe  checks gcapsctl's stats/trace output (gcapsctl's tests/observe.rs)
 #   the dynamic loader, libc and the other shared libraries these need (from the build host)
 # Usage: 50-libgcaps.sh WORKDIR; prints gen_init_cpio lines on stdout, logs on stderr.
 set -euo pipefail
@@ -23,6 +24,10 @@ rm -rf "$root"
         | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
   [ -x "$dev" ] || { echo "50-libgcaps.sh: no device test binary" >&2; exit 1; }
   install -D -m 0755 "$dev" "$root/bin/libgcaps-device"
+  obs=$(cargo test --release --locked -p gcapsctl --test observe --no-run --message-format=json \
+        | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | grep '/deps/observe-' | tail -n 1)
+  [ -x "$obs" ] || { echo "50-libgcaps.sh: no gcapsctl-observe binary" >&2; exit 1; }
+  install -D -m 0755 "$obs" "$root/bin/gcapsctl-observe"
   install -D -m 0755 target/release/gpu_segment_rs "$root/bin/gpu_segment_rs"
   mv "$root/usr/bin/gcapsctl" "$root/bin/gcapsctl"
   cp -r examples/c "$work/example-c"

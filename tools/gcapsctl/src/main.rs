@@ -1,12 +1,19 @@
 //! `gcapsctl`: see and steer gcaps on the device. `status` shows the module, its clients and
-//! the eligible set; `run` starts a command under SCHED_FIFO with a default GPU priority.
+//! the eligible set; `run` starts a command under SCHED_FIFO with a default GPU priority;
+//! `stats` prints the module's counters and update-delay histogram; `trace` dumps or follows
+//! the module's trace ring and converts it to a Perfetto timeline.
 //! Errors are one line on stderr with a non-zero exit (1: the operation failed, 2: bad
 //! arguments), never a panic.
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod histogram_svg;
+mod output;
+mod perfetto;
 mod run;
+mod stats;
 mod status;
+mod trace;
 
 #[derive(Parser)]
 #[command(
@@ -25,6 +32,10 @@ enum Command {
     Status(status::Args),
     /// Run a command under SCHED_FIFO with a default GPU priority for libgcaps.
     Run(run::Args),
+    /// Counters and the runlist update-delay histogram (table, JSON, SVG); --reset as root.
+    Stats(stats::Args),
+    /// Dump or follow the trace ring (text, JSON) or write a Perfetto timeline (root only).
+    Trace(trace::Args),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +46,8 @@ fn main() -> ExitCode {
     let r = match cli.command {
         Command::Status(a) => status::run(a),
         Command::Run(a) => run::run(a),
+        Command::Stats(a) => stats::run(a),
+        Command::Trace(a) => trace::run(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,8 +1,8 @@
 //! `gcapsctl status`: module and backend version, every client, the eligible TSG set.
+use crate::output::write_stdout;
 use libgcaps::{Gcaps, List, Version, DEVICE_PATH};
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::io::{ErrorKind, Write as _};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -30,13 +30,7 @@ pub fn run(args: Args) -> Result<(), String> {
         Format::Table => report.table(),
         Format::Json => report.json(),
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != ErrorKind::BrokenPipe => {
-            Err(format!("cannot write to standard output: {e}"))
-        }
-        _ => Ok(()),
-    }
+    write_stdout(&text)
 }
 
 /// What `status` prints, in both formats (the JSON shape is the documented one).

@@ -171,3 +171,42 @@ fn run_gives_the_command_its_priorities() {
         }
     }
 }
+
+#[test]
+fn stats_and_trace_without_the_module() {
+    for args in [
+        &["stats", "--device", "/nonexistent/gcaps"][..],
+        &[
+            "stats",
+            "--reset",
+            "--format",
+            "json",
+            "--device",
+            "/nonexistent/gcaps",
+        ],
+        &["trace", "--device", "/nonexistent/gcaps"],
+        &[
+            "trace",
+            "--perfetto",
+            "/tmp/x.json",
+            "--device",
+            "/nonexistent/gcaps",
+        ],
+    ] {
+        one_line_error(args, 1, "modprobe gcaps");
+    }
+    one_line_error(&["stats", "--device", "/dev/null"], 1, "not a gcaps device");
+    one_line_error(
+        &[
+            "trace",
+            "--follow",
+            "--perfetto",
+            "x",
+            "--device",
+            "/dev/null",
+        ],
+        2,
+        "cannot be used with",
+    );
+    one_line_error(&["trace", "--format", "xml"], 2, "invalid value 'xml'");
+}

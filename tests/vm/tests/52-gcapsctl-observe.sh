@@ -1,0 +1,100 @@
+#!/bin/sh
+# gcapsctl stats and gcapsctl trace on the live system (issue 11): a low-priority real-time
+# segment (SCHED_FIFO 10) is preempted by a high one (FIFO 50), which ends, then the low one
+# resumes and ends. The statistics (reset just before) count exactly that; the trace holds
+# BEGIN low, BEGIN high, PREEMPT low, END high, RESUME low, END low; the Perfetto file parses
+# and holds the segments, low's GPU wait and the runlist track (checked by gcapsctl-observe,
+# tools/gcapsctl/tests/observe.rs). A non-root caller gets the CAP_SYS_ADMIN message for the
+# trace and for a reset, and may read the statistics.
+# vmtest-needs=libgcaps  vmtest-timeout=240
+set -eu
+
+fail() { echo "FAIL: $*"; exit 1; }
+# expect_error CODE PATTERN CMD...: CMD exits with CODE, prints one stderr line matching PATTERN
+expect_error() {
+  code=$1 pat=$2; shift 2
+  rc=0; "$@" >/tmp/out 2>/tmp/err || rc=$?
+  [ "$rc" = "$code" ] || fail "$*: exit $rc, want $code ($(cat /tmp/err))"
+  [ "$(wc -l </tmp/err)" = 1 ] || fail "$*: not one line: $(cat /tmp/err)"
+  grep -q -- "$pat" /tmp/err || fail "$*: '$(cat /tmp/err)' lacks '$pat'"
+  echo "ok: $* -> $(cat /tmp/err)"
+}
+# field <file> <line prefix> <key>: value of key= on the first line starting with prefix
+field() { awk -v p="$2" -v k="$3" 'index($0, p) == 1 { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }' "$1"; }
+f() { field "$1" SEG "$2"; }
+
+insmod /modules/gcaps.ko trace_size=4096
+insmod /modules/gcaps_simgpu.ko
+mkdir -p /tmp/obs
+
+# The scenario; returns 2 when the loaded TCG VM missed its timing precondition (H must begin
+# while L's segment is open), to be retried with fresh statistics.
+scenario() {
+  gcapsctl stats --reset >/dev/null
+  t0=$(( $(gpuclient --now) + 1000000000 ))
+  gpuclient --prio 10 --cpu 1 --work 300 --start-at $t0 --tag L --report >l.out & l=$!
+  gpuclient --prio 50 --cpu 0 --work 20 --start-at $((t0 + 100000000)) --tag H --report >h.out & h=$!
+  wait $l $h
+  cat l.out h.out
+  [ "$(f l.out begun)" -lt "$(f h.out begin_call)" ] && [ "$(f h.out ended)" -lt "$(f l.out end_call)" ] || return 2
+  echo "$l" >/tmp/obs/low; echo "$h" >/tmp/obs/high
+}
+ok=
+for attempt in 1 2 3; do
+  rc=0; scenario || rc=$?
+  [ $rc = 0 ] && { ok=1; break; }
+  [ $rc = 2 ] || fail "scenario failed"
+  echo "(retry: the VM was too slow for the timing precondition)"
+done
+[ -n "$ok" ] || fail "the VM was too slow 3 times"
+
+gcapsctl stats --format json >/tmp/obs/stats.json
+gcapsctl stats --svg /tmp/obs/delay.svg >/tmp/obs/stats.txt
+gcapsctl trace --format json >/tmp/obs/trace.json
+gcapsctl trace >/tmp/obs/trace.txt
+gcapsctl trace --perfetto /tmp/obs/perfetto.json
+cat /tmp/obs/stats.txt /tmp/obs/trace.txt
+OBSERVE_DIR=/tmp/obs OBSERVE_LOW=$(cat /tmp/obs/low) OBSERVE_HIGH=$(cat /tmp/obs/high) \
+  gcapsctl-observe --ignored --test-threads=1 || fail "gcapsctl-observe"
+
+# the table a person reads, and the figure
+grep -q "^preemption   preemptions 1  resumes 1$" /tmp/obs/stats.txt || fail "stats table: preemptions"
+grep -q "^update delay 4 samples " /tmp/obs/stats.txt || fail "stats table: samples"
+grep -q "^<svg " /tmp/obs/delay.svg && grep -q "4 updates" /tmp/obs/delay.svg && grep -q "</svg>" /tmp/obs/delay.svg \
+  || fail "the SVG histogram"
+# the text dump has the same six events for the two processes, in order
+low=$(cat /tmp/obs/low) high=$(cat /tmp/obs/high)
+order=$(awk -v l=$low -v h=$high '$5 == l || $5 == h { if ($3 ~ /^(begin|end|preempt|resume)$/) printf "%s/%s ", $3, ($5 == l ? "low" : "high") }' /tmp/obs/trace.txt)
+[ "$order" = "begin/low begin/high preempt/low end/high resume/low end/low " ] || fail "text dump order: $order"
+
+# --follow streams events as they come (F: one more real-time segment while it follows)
+gcapsctl trace --follow --interval 20 >/tmp/obs/follow.txt & fpid=$!
+sleep 1
+gpuclient --prio 20 --work 5 --tag F --report >f.out
+fp=$(f f.out pid)
+i=0; until awk -v p=$fp '$5 == p && $3 == "end" { ok = 1 } END { exit !ok }' /tmp/obs/follow.txt; do
+  i=$((i + 1)); [ $i -lt 100 ] || { kill $fpid; fail "--follow did not show F's end: $(cat /tmp/obs/follow.txt)"; }; sleep 0.1
+done
+kill $fpid; wait $fpid 2>/dev/null || true
+awk -v p=$fp '$5 == p && $3 == "begin"' /tmp/obs/follow.txt | grep -q . || fail "--follow: no begin of F ($fp)"
+# under the header, the events it printed first are the dump's (it starts at the oldest held)
+sed -n 1p /tmp/obs/follow.txt | grep -q "^ *SEQ " || fail "--follow: no header"
+sed -n 2,4p /tmp/obs/follow.txt | awk '{ print $1 }' >/tmp/a
+awk '$1 ~ /^[0-9]+$/ { print $1 }' /tmp/obs/trace.txt | head -n 3 >/tmp/b
+cmp -s /tmp/a /tmp/b || fail "--follow did not start at the oldest event"
+
+# --- without CAP_SYS_ADMIN (uid 1000): reading the statistics is allowed, the trace and a reset are not
+eperm_before=$(gcapsctl stats --format json | awk -F'[:,]' '/"EPERM"/ { print $2 + 0 }')
+runas 1000 gcapsctl stats >/tmp/out || fail "a non-root caller may read the statistics"
+expect_error 1 "GCAPS_IOC_TRACE_READ failed: permission denied: reading the gcaps trace needs CAP_SYS_ADMIN" runas 1000 gcapsctl trace
+expect_error 1 "needs CAP_SYS_ADMIN" runas 1000 gcapsctl trace --perfetto /tmp/x.json
+expect_error 1 "resetting the gcaps statistics needs CAP_SYS_ADMIN" runas 1000 gcapsctl stats --reset
+[ ! -e /tmp/x.json ] || fail "--perfetto wrote a file without permission"
+eperm_after=$(gcapsctl stats --format json | awk -F'[:,]' '/"EPERM"/ { print $2 + 0 }')
+[ $((eperm_after - eperm_before)) = 3 ] || fail "rejected EPERM went from $eperm_before to $eperm_after, want +3"
+# the refused reset changed nothing
+gcapsctl stats | grep -q "^update delay 6 samples " || fail "statistics changed by a refused reset"
+
+rmmod gcaps_simgpu
+rmmod gcaps
+echo "gcapsctl observe: ok"

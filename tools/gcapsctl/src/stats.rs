@@ -1,0 +1,326 @@
+//! `gcapsctl stats`: the module's counters and the update-delay histogram as a table, as JSON,
+//! and as an SVG figure (`--svg`, like the GCAPS paper's Fig. 12).
+use crate::histogram_svg;
+use crate::output::{human_ns, write_file, write_stdout};
+use libgcaps::{DelayHistogram, Gcaps, Stats, DEVICE_PATH};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Zero the statistics after reading them (needs CAP_SYS_ADMIN); prints the figures as
+    /// they were before the reset.
+    #[arg(long)]
+    reset: bool,
+    /// Also draw the update-delay histogram into this SVG file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// The gcaps device node.
+    #[arg(long, default_value = DEVICE_PATH, value_name = "PATH")]
+    device: String,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Format {
+    Table,
+    Json,
+}
+
+pub fn run(args: Args) -> Result<(), String> {
+    let gcaps = Gcaps::open_path(&args.device).map_err(|e| e.to_string())?;
+    let stats = if args.reset {
+        gcaps.reset_stats()
+    } else {
+        gcaps.stats()
+    }
+    .map_err(|e| e.to_string())?;
+    let report = Report::new(&stats, args.reset);
+    if let Some(path) = &args.svg {
+        write_file(path, &histogram_svg::render(&stats.delay))?;
+    }
+    write_stdout(&match args.format {
+        Format::Table => report.table(),
+        Format::Json => report.json(),
+    })
+}
+
+/// What `stats` prints (the JSON shape is the documented one).
+#[derive(Serialize, Debug, PartialEq)]
+pub struct Report {
+    /// The figures were read just before a reset (`--reset`).
+    reset: bool,
+    begins: u64,
+    ends: u64,
+    ends_by_close: u64,
+    preemptions: u64,
+    resumes: u64,
+    submits: u64,
+    submit_errors: u64,
+    submit_timeouts: u64,
+    recoveries: u64,
+    clients_now: u32,
+    clients_max: u32,
+    tsgs_now: u32,
+    tsgs_max: u32,
+    /// Errno name -> failed calls (every named class, and unknown non-zero ones).
+    rejected: BTreeMap<String, u64>,
+    rejected_total: u64,
+    update_delay: Delay,
+}
+
+#[derive(Serialize, Debug, PartialEq)]
+struct Delay {
+    count: u64,
+    sum_ns: u64,
+    min_ns: u64,
+    max_ns: u64,
+    /// `null` without samples.
+    mean_ns: Option<f64>,
+    /// Every bucket, in order: `lo_ns <= delay < hi_ns` (`hi_ns` null for the last).
+    buckets: Vec<Bucket>,
+}
+
+#[derive(Serialize, Debug, PartialEq)]
+struct Bucket {
+    lo_ns: u64,
+    hi_ns: Option<u64>,
+    count: u64,
+}
+
+impl Report {
+    pub fn new(s: &Stats, reset: bool) -> Self {
+        let d = &s.delay;
+        Self {
+            reset,
+            begins: s.begins,
+            ends: s.ends,
+            ends_by_close: s.ends_by_close,
+            preemptions: s.preemptions,
+            resumes: s.resumes,
+            submits: s.submits,
+            submit_errors: s.submit_errors,
+            submit_timeouts: s.submit_timeouts,
+            recoveries: s.recoveries,
+            clients_now: s.clients_now,
+            clients_max: s.clients_max,
+            tsgs_now: s.tsgs_now,
+            tsgs_max: s.tsgs_max,
+            rejected: s.rejected_by_errno().into_iter().collect(),
+            rejected_total: s.rejected_total(),
+            update_delay: Delay {
+                count: d.count,
+                sum_ns: d.sum_ns,
+                min_ns: d.min_ns,
+                max_ns: d.max_ns,
+                mean_ns: d.mean_ns(),
+                buckets: d
+                    .buckets
+                    .iter()
+                    .enumerate()
+                    .map(|(b, &count)| {
+                        let (lo_ns, hi_ns) = DelayHistogram::bounds_ns(b);
+                        Bucket {
+                            lo_ns,
+                            hi_ns,
+                            count,
+                        }
+                    })
+                    .collect(),
+            },
+        }
+    }
+
+    pub fn json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("plain data serialises");
+        s.push('\n');
+        s
+    }
+
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let when = if self.reset {
+            "since load or the last reset, read just before this reset"
+        } else {
+            "since load or the last reset"
+        };
+        let _ = writeln!(s, "gcaps statistics ({when})");
+        let _ = writeln!(
+            s,
+            "segments     begins {}  ends {}  ended by close {}",
+            self.begins, self.ends, self.ends_by_close
+        );
+        let _ = writeln!(
+            s,
+            "preemption   preemptions {}  resumes {}",
+            self.preemptions, self.resumes
+        );
+        let _ = writeln!(
+            s,
+            "runlist      submits {}  failed {} (timed out {})  recoveries {}",
+            self.submits, self.submit_errors, self.submit_timeouts, self.recoveries
+        );
+        let _ = writeln!(
+            s,
+            "clients      now {}  most {}    TSGs  now {}  most {}",
+            self.clients_now, self.clients_max, self.tsgs_now, self.tsgs_max
+        );
+        let nonzero: Vec<String> = self
+            .rejected
+            .iter()
+            .filter(|(_, &n)| n > 0)
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        if nonzero.is_empty() {
+            s.push_str("rejected     none\n");
+        } else {
+            let _ = writeln!(
+                s,
+                "rejected     {} ({})",
+                self.rejected_total,
+                nonzero.join(", ")
+            );
+        }
+        let d = &self.update_delay;
+        match d.mean_ns {
+            None => s.push_str("update delay no samples\n"),
+            Some(mean) => {
+                let _ = writeln!(
+                    s,
+                    "update delay {} samples  min {}  mean {}  max {}",
+                    d.count,
+                    human_ns(d.min_ns as f64),
+                    human_ns(mean),
+                    human_ns(d.max_ns as f64)
+                );
+                s.push_str(&histogram_rows(&d.buckets));
+            }
+        }
+        s
+    }
+}
+
+/// Width of the longest bar of the table's histogram, in characters.
+const BAR_WIDTH: u64 = 40;
+
+/// One row per bucket from the first to the last non-empty one: range, count, bar.
+fn histogram_rows(buckets: &[Bucket]) -> String {
+    let Some(first) = buckets.iter().position(|b| b.count > 0) else {
+        return String::new();
+    };
+    let last = buckets.iter().rposition(|b| b.count > 0).unwrap_or(first);
+    let most = buckets.iter().map(|b| b.count).max().unwrap_or(1).max(1);
+    let mut s = String::new();
+    let _ = writeln!(s, "  {:<23} {:>10}", "range", "count");
+    for b in &buckets[first..=last] {
+        let range = match b.hi_ns {
+            Some(hi) if b.lo_ns == 0 => format!("< {}", human_ns(hi as f64)),
+            Some(hi) => format!("{} - {}", human_ns(b.lo_ns as f64), human_ns(hi as f64)),
+            None => format!(">= {}", human_ns(b.lo_ns as f64)),
+        };
+        // a non-empty bucket gets at least one character
+        let len = (b.count * BAR_WIDTH).div_ceil(most) as usize;
+        let row = format!("  {range:<23} {:>10}  {}", b.count, "#".repeat(len));
+        let _ = writeln!(s, "{}", row.trim_end());
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Stats {
+        let mut s = Stats {
+            begins: 12,
+            ends: 9,
+            ends_by_close: 3,
+            preemptions: 2,
+            resumes: 2,
+            submits: 8,
+            submit_errors: 1,
+            submit_timeouts: 1,
+            recoveries: 1,
+            clients_now: 1,
+            clients_max: 4,
+            tsgs_now: 2,
+            tsgs_max: 5,
+            ..Default::default()
+        };
+        s.rejected[0] = 3; // EPERM
+        s.rejected[5] = 1; // EINVAL
+        s.delay = DelayHistogram {
+            count: 5,
+            sum_ns: 5 * 3000 + 20_000,
+            min_ns: 2100,
+            max_ns: 40_000,
+            ..Default::default()
+        };
+        s.delay.buckets[2] = 4; // 2.05 - 4.10 µs
+        s.delay.buckets[6] = 1; // 32.8 - 65.5 µs
+        s
+    }
+
+    #[test]
+    fn table_reads_like_a_report() {
+        let t = Report::new(&sample(), false).table();
+        let want = "\
+gcaps statistics (since load or the last reset)
+segments     begins 12  ends 9  ended by close 3
+preemption   preemptions 2  resumes 2
+runlist      submits 8  failed 1 (timed out 1)  recoveries 1
+clients      now 1  most 4    TSGs  now 2  most 5
+rejected     4 (EINVAL 1, EPERM 3)
+update delay 5 samples  min 2.10 µs  mean 7.00 µs  max 40.0 µs
+  range                        count
+  2.05 µs - 4.10 µs                4  ########################################
+  4.10 µs - 8.19 µs                0
+  8.19 µs - 16.4 µs                0
+  16.4 µs - 32.8 µs                0
+  32.8 µs - 65.5 µs                1  ##########
+";
+        assert_eq!(t, want);
+    }
+
+    #[test]
+    fn empty_statistics() {
+        let t = Report::new(&Stats::default(), true).table();
+        assert!(t.contains("read just before this reset"), "{t}");
+        assert!(
+            t.ends_with("rejected     none\nupdate delay no samples\n"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn json_has_every_bucket_and_named_errnos() {
+        let j: serde_json::Value =
+            serde_json::from_str(&Report::new(&sample(), false).json()).unwrap();
+        assert_eq!(j["begins"], 12);
+        assert_eq!(j["ends_by_close"], 3);
+        assert_eq!(j["rejected"]["EPERM"], 3);
+        assert_eq!(j["rejected"]["EALREADY"], 0);
+        assert_eq!(j["rejected_total"], 4);
+        let d = &j["update_delay"];
+        assert_eq!(d["mean_ns"], 7000.0);
+        let b = d["buckets"].as_array().unwrap();
+        assert_eq!(b.len(), libgcaps::DELAY_BUCKETS);
+        assert_eq!(
+            b[0],
+            serde_json::json!({"lo_ns": 0, "hi_ns": 1024, "count": 0})
+        );
+        assert_eq!(
+            b[2],
+            serde_json::json!({"lo_ns": 2048, "hi_ns": 4096, "count": 4})
+        );
+        assert_eq!(b[31]["hi_ns"], serde_json::Value::Null);
+        assert_eq!(j["reset"], false);
+        let empty: serde_json::Value =
+            serde_json::from_str(&Report::new(&Stats::default(), false).json()).unwrap();
+        assert_eq!(empty["update_delay"]["mean_ns"], serde_json::Value::Null);
+    }
+}
