@@ -224,7 +224,7 @@ impl List {
 }
 
 /// A NUL-terminated C string from a fixed array (no NUL: the whole array), lossily as UTF-8.
-fn c_string(bytes: &[libc::c_char]) -> String {
+pub(crate) fn c_string(bytes: &[libc::c_char]) -> String {
     let b: Vec<u8> = bytes
         .iter()
         .map(|&c| c as u8)

@@ -131,6 +131,8 @@ pub struct TraceEvent {
     pub requested_priority: i32,
     /// BEGIN/PREEMPT/RESUME: the segment's GPU priority (0: best-effort).
     pub effective_priority: i32,
+    /// The client's (or the TSG owner's client's) command name, "" if none.
+    pub comm: String,
 }
 
 impl TraceEvent {
@@ -149,6 +151,7 @@ impl TraceEvent {
             cpu_priority: e.cpu_priority,
             requested_priority: e.requested_priority,
             effective_priority: e.effective_priority,
+            comm: crate::info::c_string(&e.comm),
         }
     }
 
@@ -230,6 +233,7 @@ mod tests {
                 flags: uapi::GCAPS_TRACE_F_PENDING | uapi::GCAPS_TRACE_F_SUBMIT,
                 running_tgid: 66,
                 reserved: 0,
+                comm: b"app\0\0\0\0\0\0\0\0\0\0\0\0\0".map(|c| c as libc::c_char),
             },
             uapi::gcaps_trace_event {
                 seq: 6,
@@ -265,6 +269,7 @@ mod tests {
         assert_eq!((e.pid, e.running_pid, e.running_client_id), (77, 66, 2));
         assert_eq!((e.delay_ns, e.generation, e.cpu_priority), (40_000, 9, 10));
         assert_eq!(e.tsgid(), None);
+        assert_eq!((e.comm.as_str(), b.events[1].comm.as_str()), ("app", ""));
         let t = &b.events[1];
         assert_eq!((t.kind, t.tsgid()), (TraceKind::TsgNew, Some(12)));
         assert_eq!(t.flags.names(), ["flag7"]);

@@ -462,6 +462,7 @@ mod tests {
                 cpu_priority: 10 * client as i32,
                 requested_priority: 0,
                 effective_priority: 10 * client as i32,
+                comm: String::new(),
             });
         }
     }

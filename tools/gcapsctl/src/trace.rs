@@ -148,8 +148,14 @@ impl Names {
         Self { by_client }
     }
 
-    /// Remembers the names of the clients `e` mentions, if they can still be found.
+    /// Remembers the names of the clients `e` mentions: its own command name (carried by the
+    /// event), else, if they can still be found, from `/proc`.
     fn learn(&mut self, e: &TraceEvent) {
+        if e.client_id != 0 && !e.comm.is_empty() {
+            self.by_client
+                .entry(e.client_id)
+                .or_insert_with(|| e.comm.clone());
+        }
         for (id, pid) in [(e.client_id, e.pid), (e.running_client_id, e.running_pid)] {
             if id != 0 && pid != 0 && !self.by_client.contains_key(&id) {
                 if let Ok(c) = std::fs::read_to_string(format!("/proc/{pid}/comm")) {
@@ -359,7 +365,26 @@ mod tests {
             cpu_priority: 10,
             requested_priority: 0,
             effective_priority: 10,
+            comm: String::new(),
         }
+    }
+
+    #[test]
+    fn names_come_from_the_events_command_name_first() {
+        let mut names = Names::of(&[]);
+        let mut e = ev(1, TraceKind::Open, 4, 0);
+        e.comm = "camera".into();
+        e.pid = 0; // no /proc fallback
+        names.learn(&e);
+        assert_eq!(names.get(4, 0).as_deref(), Some("camera"));
+        let mut later = ev(2, TraceKind::Begin, 4, 0);
+        later.comm = "renamed".into();
+        names.learn(&later);
+        assert_eq!(
+            names.get(4, 0).as_deref(),
+            Some("camera"),
+            "the first name is kept"
+        );
     }
 
     fn dump() -> Dump {
