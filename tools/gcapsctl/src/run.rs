@@ -8,7 +8,8 @@ use std::os::unix::process::CommandExt;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// SCHED_FIFO priority of the command, 1..99.
+    /// SCHED_FIFO priority of the command, 1..98: below gcaps's update ceiling
+    /// (`update_prio`, 99 unless the module was loaded with another value).
     #[arg(long, short = 'p', value_name = "P", allow_hyphen_values = true,
           value_parser = clap::value_parser!(u8).range(1..=99))]
     priority: u8,
@@ -31,6 +32,7 @@ fn parse_gpu_priority(s: &str) -> Result<GpuPriority, String> {
 
 /// Sets up the calling process and execs the command; returns only on failure.
 pub fn run(args: Args) -> Result<(), String> {
+    below_ceiling(args.priority, update_ceiling())?;
     if let Some(cpu) = args.cpu {
         pin_to(cpu)?;
     }
@@ -47,6 +49,30 @@ pub fn run(args: Args) -> Result<(), String> {
     Err(format!(
         "{}: cannot execute: {e}",
         cmd.to_string_lossy().escape_debug()
+    ))
+}
+
+/// Where the loaded module shows its update ceiling.
+const UPDATE_PRIO_PARAM: &str = "/sys/module/gcaps/parameters/update_prio";
+
+/// The update ceiling: the loaded module's `update_prio`, else its default 99.
+fn update_ceiling() -> u8 {
+    std::fs::read_to_string(UPDATE_PRIO_PARAM)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(99)
+}
+
+/// A task at or above the ceiling would delay every runlist update of the others (the
+/// analysis assumes no task of the set reaches it: `docs/module.md`, U2).
+fn below_ceiling(priority: u8, ceiling: u8) -> Result<(), String> {
+    if priority < ceiling {
+        return Ok(());
+    }
+    Err(format!(
+        "--priority {priority}: at or above gcaps's update ceiling {ceiling} (update_prio), \
+         which runlist updates need to outrank every real-time task; use 1..{}",
+        ceiling.saturating_sub(1)
     ))
 }
 
@@ -79,4 +105,21 @@ fn set_fifo(priority: u8) -> Result<(), String> {
         ),
         e => format!("SCHED_FIFO priority {priority}: {}", e.desc()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::below_ceiling;
+
+    #[test]
+    fn priorities_at_or_above_the_ceiling_are_refused() {
+        assert!(below_ceiling(98, 99).is_ok());
+        let e = below_ceiling(99, 99).unwrap_err();
+        assert!(
+            e.contains("update ceiling 99") && e.contains("use 1..98"),
+            "{e}"
+        );
+        assert!(below_ceiling(50, 50).is_err());
+        assert!(below_ceiling(49, 50).is_ok());
+    }
 }

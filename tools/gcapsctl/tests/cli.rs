@@ -106,6 +106,12 @@ fn bad_arguments() {
         "invalid value '-5'",
     );
     one_line_error(&["run", "--", "true"], 2, "--priority");
+    // 99 is the update ceiling (no module loaded here: the default).
+    one_line_error(
+        &["run", "--priority", "99", "--", "true"],
+        1,
+        "at or above gcaps's update ceiling 99",
+    );
     one_line_error(&["frobnicate"], 2, "frobnicate");
     one_line_error(
         &["run", "--priority", "10", "--cpu", "100000", "--", "true"],
