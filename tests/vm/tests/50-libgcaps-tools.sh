@@ -28,6 +28,10 @@ expect_error 1 "modprobe gcaps" gpu_segment_rs 5
 # --- bad arguments and priorities
 expect_error 2 "100 is not in 1..=99" gcapsctl run --priority 100 -- true
 expect_error 2 "invalid GPU priority" gcapsctl run --priority 10 --gpu-priority 200 -- true
+expect_error 1 "update ceiling 99" gcapsctl run --priority 99 -- true
+insmod /modules/gcaps.ko update_prio=60
+expect_error 1 "update ceiling 60 (update_prio).*use 1..59" gcapsctl run --priority 60 -- true
+rmmod gcaps
 expect_error 1 'GCAPS_GPU_PRIORITY="150"' env GCAPS_GPU_PRIORITY=150 gpu_segment 5
 expect_error 1 'GCAPS_GPU_PRIORITY="x"' env GCAPS_GPU_PRIORITY=x gpu_segment_rs 5
 
