@@ -7,7 +7,7 @@
  * CAP_SYS_NICE, best-effort asking for a GPU priority); the ceiling boost is undone; kill -9
  * inside a segment frees the client; per-user and table limits; rmmod refused while a file is
  * open; STATS read by anyone, reset only with CAP_SYS_ADMIN (EPERM as uid 65534), bad flags
- * and sizes EINVAL. Prints (does not assert) the begin+end round trip against getppid().
+ * and sizes EINVAL. (The begin+end benchmark is 32-gcaps-observe's.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,7 +23,6 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include "../../../uapi/linux/gcaps.h"
@@ -604,55 +603,6 @@ static void test_limits(int fd)
 	close(p[1]);
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/* Report, don't assert: begin+end with no runlist change vs a trivial syscall. */
-static void bench(int fd)
-{
-	const int n = 20000;
-	double t0, sys, be, rt, pend;
-	int i, hi;
-
-	t0 = now_ns();
-	for (i = 0; i < n; i++)
-		syscall(SYS_getppid);
-	sys = (now_ns() - t0) / n;
-	t0 = now_ns();
-	for (i = 0; i < n; i++) {
-		seg_begin(fd, 0, NULL);
-		seg_end(fd);
-	}
-	be = (now_ns() - t0) / n;
-	set_fifo(10);
-	t0 = now_ns();
-	for (i = 0; i < n / 4; i++) {
-		seg_begin(fd, 0, NULL);
-		seg_end(fd);
-	}
-	rt = (now_ns() - t0) / (n / 4);
-	/* A higher-priority segment is open (second client): ours is pending, nothing changes. */
-	hi = open_dev();
-	CHECK(seg_begin(hi, 90, NULL) == 0, "bench: high segment");
-	t0 = now_ns();
-	for (i = 0; i < n / 4; i++) {
-		seg_begin(fd, 0, NULL);
-		seg_end(fd);
-	}
-	pend = (now_ns() - t0) / (n / 4);
-	close(hi);
-	set_fifo(0);
-	printf("bench: getppid %.0f ns; begin+end best-effort %.0f ns (%.1fx); SCHED_FIFO with a "
-	       "higher segment open (pending, no change) %.0f ns (%.1fx); SCHED_FIFO alone "
-	       "(decision changes and is published, no backend bound) %.0f ns (%.1fx)\n",
-	       sys, be, be / sys, pend, pend / sys, rt, rt / sys);
-}
-
 int main(void)
 {
 	int fd;
@@ -669,7 +619,6 @@ int main(void)
 	test_list(fd);
 	test_kill9(fd);
 	test_limits(fd);
-	bench(fd);
 	/* rmmod is refused while a file is open, and fine after close. */
 	CHECK(system("rmmod gcaps 2>/dev/null") != 0, "rmmod succeeded with a client open");
 	CHECK(status(fd).num_clients == 1, "client gone after a refused rmmod");
