@@ -2,8 +2,9 @@
 /*
  * gcaps.ko at scale, and at every capacity (issue 11; vmtest-timeout=180).
  *
- * gcaps.ko (max_clients_per_user=PER_USER) with gcaps_simgpu.ko (max_tsgs=NTSG: the emulated
- * GPU's TSG capacity). NPROC processes, each with its own /dev/gcaps client and TSGS_PER TSGs
+ * gcaps.ko (max_clients_per_user=PER_USER) with gcaps_simgpu.ko (max_tsgs=MAX_TSGS = 1024: the
+ * largest the emulated GPU allows, the backend contract's GCAPS_BE_MAX_TSGS and gcaps's own TSG
+ * capacity). NPROC processes, each with its own /dev/gcaps client and TSGS_PER TSGs
  * of the emulated GPU (each an open file of /dev/gcaps_simgpu), driven by this process over
  * pipes (every wait bounded, REPLY_MS). Checked with LIST, STATUS and the runlist the engine
  * executes (SIMGPU_IOC_RUNLIST on the control device, decoded here):
@@ -19,7 +20,9 @@
  *    generation included) until all are idle and every TSG is eligible again.
  * 3. Capacities, with three real-time segments open (a winner and two pending): the per-user
  *    limit (EMFILE), the client table (ENOSPC, 128 clients: 18 clients of uid 1000 fill it, uid
- *    1001 is refused), the TSG capacity of the emulated GPU (open of /dev/gcaps_simgpu: ENOSPC).
+ *    1001 is refused), the TSG capacity (the children open TSGs until all MAX_TSGS ids are
+ *    taken, LIST shows all 1024 with their owners, the winner's are exactly the eligible ones;
+ *    one more open of /dev/gcaps_simgpu: ENOSPC).
  *    Each refusal leaves LIST and the engine's runlist byte for byte as before, a later
  *    begin/end (a higher priority preempts, ends, hands back) works, and freeing one slot lets
  *    exactly one more in. The freed TSG is the winner's and its id goes to another process (the
@@ -46,13 +49,14 @@
 
 #define NPROC 100
 #define TSGS_PER 2
-#define NTSG (NPROC * TSGS_PER)	/* = max_tsgs of gcaps_simgpu */
+#define NTSG (NPROC * TSGS_PER)	/* TSGs of the registration and scheduling phases */
+#define MAX_TSGS 1024		/* max_tsgs of gcaps_simgpu = GCAPS_BE_MAX_TSGS */
 #define PER_USER 110		/* max_clients_per_user of gcaps */
 #define TABLE 128		/* gcaps's client table (docs/module.md) */
 #define CHANNELS 2		/* gcaps_simgpu's default */
 #define REPLY_MS 30000		/* every wait for a child's answer */
 #define SETTLE_MS 30000		/* every bounded poll of LIST */
-#define MAXT 8			/* TSG fds a child may hold */
+#define MAXT 16			/* TSG fds a child may hold */
 #define MAXC 32			/* extra /dev/gcaps fds a child may hold */
 #define NCHILD (NPROC + 2)	/* + two client holders of uid 1000 and 1001 */
 #define H1 NPROC
@@ -628,7 +632,7 @@ int main(void)
 		 PER_USER);
 	sh(cmdline);
 	snprintf(cmdline, sizeof(cmdline), "insmod /modules/gcaps_simgpu.ko max_tsgs=%d channels=%d",
-		 NTSG, CHANNELS);
+		 MAX_TSGS, CHANNELS);
 	sh(cmdline);
 	ctlfd = open("/dev/" SIMGPU_CTL_DEVICE_NAME, O_RDWR);
 	if (ctlfd < 0) {
@@ -808,11 +812,26 @@ int main(void)
 		       "a freed slot let exactly one in\n", TABLE + 1);
 
 	f0 = failures;
-	/* 3c. TSG capacity of the emulated GPU: max_tsgs = NTSG ids, all taken. */
+	/* 3c. TSG capacity: the children take every id (round robin over them), then one more. */
+	t = now();
+	for (n = NTSG, i = 0; n < MAX_TSGS; n++, i = (i + 1) % NPROC) {
+		r = call(i, OP_TSG_OPEN, 0);
+		if (r.rc) {
+			printf("FAIL: TSG %d of %d (child %d): %s\n", n + 1, MAX_TSGS, i,
+			       strerror(r.err));
+			bail();
+		}
+		ch[i].tsg[ch[i].ntsg++] = r.val[0];
+	}
+	settle(TABLE, MAX_TSGS, "every TSG id taken");
+	if (check("every TSG id taken") == 0 && failures == f0)
+		printf("%d TSGs (%d opened in %.1f s), each listed with its owner; the winner's %d "
+		       "eligible and alone on the runlist\n", MAX_TSGS, MAX_TSGS - NTSG, now() - t,
+		       cur.nlisted);
 	take(&before);
 	r = call(5, OP_TSG_OPEN, 0);
 	if (!r.rc || r.err != ENOSPC)
-		FAIL("TSG %d (max_tsgs %d): %s, want ENOSPC", NTSG + 1, NTSG,
+		FAIL("TSG %d (max_tsgs %d): %s, want ENOSPC", MAX_TSGS + 1, MAX_TSGS,
 		     r.rc ? strerror(r.err) : "success");
 	if (!r.rc)
 		ch[5].tsg[ch[5].ntsg++] = r.val[0];
@@ -823,7 +842,7 @@ int main(void)
 	if (call(w, OP_TSG_CLOSE, x).rc)
 		FAIL("child %d could not close TSG %d", w, x);
 	ch[w].tsg[0] = ch[w].tsg[--ch[w].ntsg];
-	settle(TABLE, NTSG - 1, "the winner closed a TSG");
+	settle(TABLE, MAX_TSGS - 1, "the winner closed a TSG");
 	check("the winner closed a TSG");
 	r = call(5, OP_TSG_OPEN, 0);
 	if (r.rc) {
@@ -865,7 +884,7 @@ int main(void)
 	if (failures == f0)
 		printf("TSG capacity: TSG %d refused with ENOSPC, nothing changed; the winner's "
 		       "freed TSG id %d went to another process, listed as its and not eligible\n",
-		       NTSG + 1, x);
+		       MAX_TSGS + 1, x);
 
 	/* The end: every segment ends, every TSG eligible, the statistics add up. */
 	for (i = 0; i < NPROC; i++)
