@@ -126,7 +126,7 @@ static void proc_b(void)
 {
 	struct simgpu_submit s = { .size = sizeof(s), .exec_ns = 5000000 };
 	struct simgpu_wait w = { .size = sizeof(w), .flags = SIMGPU_WAIT_POLL };
-	int t2, t, id2, id, on;
+	int t2, t, id2, id, on, done = 0;
 	uint64_t t_open, t_gone = 0, deadline;
 
 	rt(1, 40);
@@ -145,9 +145,15 @@ static void proc_b(void)
 	}
 	w.seqno = s.seqno;
 	deadline = t_open + 2000000000ull;
-	while (ioctl(t, SIMGPU_IOC_WAIT, &w) && errno == EAGAIN && ns() < deadline) {
+	/* Poll (sleeping 100 us between polls: RUNLIST takes the driver's runlist lock, which a
+	 * SCHED_FIFO caller polling without pause would keep from gcaps's kworker) until the work
+	 * finished and the TSG left the runlist, 2 s at most. */
+	while (ns() < deadline && !(done && t_gone)) {
+		if (!done && !(ioctl(t, SIMGPU_IOC_WAIT, &w) && errno == EAGAIN))
+			done = 1;
 		if (!t_gone && listed(t, id) == 0)
 			t_gone = ns();
+		usleep(100);
 	}
 	printf("B: TSG %d left the runlist %.1f ms after its open; B's 5 ms of GPU work ran "
 	       "%.1f..%.1f ms after its open; W's segment %s\n", id,
