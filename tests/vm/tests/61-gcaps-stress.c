@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -46,6 +47,7 @@
 #define GPUCLIENT_GRACE 60	/* s after the workers for the gpuclients to finish */
 #define KILL_GRACE 10		/* s for a SIGKILLed process to be reaped */
 #define SETTLE_GRACE 10		/* s for LIST to show nothing left */
+#define WATCHDOG_S 225		/* below the harness's 240 s: name the phase that hangs */
 
 struct shared {
 	volatile long segs[PROCS];
@@ -54,6 +56,44 @@ struct shared {
 
 static struct shared *sh_mem;
 static double test_start;
+static const char *volatile phase = "loading the modules";
+
+/*
+ * A call into a module that never returns (a deadlock) would only meet the harness's timeout:
+ * a thread (SCHED_FIFO 95, so busy real-time processes cannot starve it; the test kernels have
+ * no POSIX timers, so no alarm()) names the phase instead and fails the test.
+ */
+static void *watchdog(void *arg)
+{
+	struct timespec ts = { .tv_sec = WATCHDOG_S };
+
+	(void)arg;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	dprintf(1, "FAIL: watchdog: still in phase '%s' %d s into the test: a call into gcaps or "
+		"gcaps_simgpu does not return\n", phase, WATCHDOG_S);
+	_exit(1);
+}
+
+static void start_watchdog(void)
+{
+	struct sched_param sp = { .sched_priority = 95 };
+	pthread_attr_t a;
+	pthread_t t;
+	int e;
+
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+	pthread_attr_setschedparam(&a, &sp);
+	e = pthread_create(&t, &a, watchdog, NULL);
+	if (e) {
+		printf("FAIL: watchdog thread: %s\n", strerror(e));
+		exit(1);
+	}
+	pthread_attr_destroy(&a);
+}
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -256,6 +296,7 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_start = now();
+	start_watchdog();
 	sh_mem = mmap(NULL, sizeof(*sh_mem), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		      -1, 0);
 	if (sh_mem == MAP_FAILED)
@@ -267,6 +308,7 @@ int main(void)
 		printf("FAIL: open: %s\n", strerror(errno));
 		return 1;
 	}
+	phase = "the stress (workers running, kills)";
 	hog = spawn(hog_argv);
 	g1 = spawn(g1_argv);
 	g2 = spawn(g2_argv);
@@ -296,6 +338,7 @@ int main(void)
 		killed[v] = 1;
 		kills++;
 	}
+	phase = "waiting for the workers";
 	for (i = 0; i < PROCS; i++) {
 		char who[32];
 
@@ -320,6 +363,7 @@ int main(void)
 	if (minseg < SEGMENTS)
 		printf("note: survivors stopped at the %d s bound, below %d segments\n",
 		       STRESS_SECONDS, SEGMENTS);
+	phase = "waiting for the gpuclients";
 	t1 = now() + GPUCLIENT_GRACE;
 	if (wait_bounded(g1, &st, t1, "gpuclient (best-effort)", "should have run 50 segments",
 			 fd))
@@ -334,6 +378,7 @@ int main(void)
 		printf("FAIL: gpuclient (FIFO 30) exited with %#x\n", st);
 		bad++;
 	}
+	phase = "checking that nothing is left (LIST, STATS)";
 	/* Bounded poll: every other client gone, no segment open (releases finished at exit). */
 	for (t1 = now();; usleep(10000)) {
 		struct gcaps_list q = { .size = sizeof(q) };
@@ -411,6 +456,7 @@ int main(void)
 		printf("after: %u clients, %u TSGs, all eligible: %s\n", l.clients_count,
 		       l.tsgs_count, inel ? "no" : "yes");
 	}
+	phase = "ending the hog, unloading the modules";
 	kill(hog, SIGKILL);
 	if (wait_bounded(hog, &st, now() + KILL_GRACE, "the hog", "killed with SIGKILL", fd))
 		bad++;

@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -59,6 +60,7 @@
 #define MAXT 16			/* TSG fds a child may hold */
 #define MAXC 32			/* extra /dev/gcaps fds a child may hold */
 #define NCHILD (NPROC + 2)	/* + two client holders of uid 1000 and 1001 */
+#define WATCHDOG_S 150		/* below the harness's timeout: name the phase that hangs */
 #define H1 NPROC
 #define H2 (NPROC + 1)
 
@@ -96,6 +98,48 @@ static struct child {
 
 static uint64_t arrivals;
 static int gfd, ctlfd;
+static const char *volatile phase = "loading the modules";
+
+/*
+ * A call into a module that never returns (a deadlock) would only meet the harness's timeout:
+ * a thread (SCHED_FIFO 95, so busy real-time processes cannot starve it; the test kernels have
+ * no POSIX timers, so no alarm()) names the phase instead, kills the children and fails the test.
+ */
+static void *watchdog(void *arg)
+{
+	struct timespec ts = { .tv_sec = WATCHDOG_S };
+	int i;
+
+	(void)arg;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	dprintf(1, "FAIL: watchdog: still in phase '%s' %d s into the test: a call into gcaps or "
+		"gcaps_simgpu does not return\n", phase, WATCHDOG_S);
+	for (i = 0; i < NCHILD; i++)
+		if (ch[i].pid > 0)
+			kill(ch[i].pid, SIGKILL);
+	_exit(1);
+}
+
+static void start_watchdog(void)
+{
+	struct sched_param sp = { .sched_priority = 95 };
+	pthread_attr_t a;
+	pthread_t t;
+	int e;
+
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+	pthread_attr_setschedparam(&a, &sp);
+	e = pthread_create(&t, &a, watchdog, NULL);
+	if (e) {
+		printf("FAIL: watchdog thread: %s\n", strerror(e));
+		exit(1);
+	}
+	pthread_attr_destroy(&a);
+}
 
 static void bail(void)
 {
@@ -628,6 +672,7 @@ int main(void)
 	struct rep r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	start_watchdog();
 	snprintf(cmdline, sizeof(cmdline), "insmod /modules/gcaps.ko max_clients_per_user=%d",
 		 PER_USER);
 	sh(cmdline);
@@ -640,6 +685,7 @@ int main(void)
 		return 1;
 	}
 
+	phase = "registration";
 	/* 1. Registration. The children first: none of them may inherit a /dev/gcaps file. */
 	for (i = 0; i < NPROC; i++) {
 		spawn(i, 0);
@@ -680,6 +726,7 @@ int main(void)
 	if (failures)
 		bail();
 
+	phase = "scheduling at scale";
 	/* 2. Scheduling at scale: all NPROC begin, random order and priorities; then end. */
 	t = now();
 	for (i = 0; i < NPROC; i++)
@@ -734,6 +781,7 @@ int main(void)
 	if (failures)
 		bail();
 
+	phase = "capacity setup";
 	/* 3. Capacities, with a winner and two pending real-time segments. */
 	begin(0, 50, "capacity setup");
 	begin(1, 40, "capacity setup");
@@ -742,6 +790,7 @@ int main(void)
 		bail();
 
 	f0 = failures;
+	phase = "per-user limit (EMFILE)";
 	/* 3a. Per-user limit: uid 0 holds NPROC + 1 clients; fill up to PER_USER, one more. */
 	while (NPROC + 1 + nextra < PER_USER) {
 		extra[nextra] = open("/dev/gcaps", O_RDWR);
@@ -775,6 +824,7 @@ int main(void)
 		       "a freed slot let exactly one in\n", PER_USER + 1);
 
 	f0 = failures;
+	phase = "client table (ENOSPC)";
 	/* 3b. Client table: uid 1000 fills it to TABLE; uid 1001 is refused. */
 	for (k = PER_USER; k < TABLE; k++) {
 		r = call(H1, OP_GC_OPEN, 0);
@@ -812,6 +862,7 @@ int main(void)
 		       "a freed slot let exactly one in\n", TABLE + 1);
 
 	f0 = failures;
+	phase = "TSG capacity (ENOSPC)";
 	/* 3c. TSG capacity: the children take every id (round robin over them), then one more. */
 	t = now();
 	for (n = NTSG, i = 0; n < MAX_TSGS; n++, i = (i + 1) % NPROC) {
@@ -886,6 +937,7 @@ int main(void)
 		       "freed TSG id %d went to another process, listed as its and not eligible\n",
 		       MAX_TSGS + 1, x);
 
+	phase = "final ends and exit";
 	/* The end: every segment ends, every TSG eligible, the statistics add up. */
 	for (i = 0; i < NPROC; i++)
 		if (ch[i].prio >= 0)
@@ -911,6 +963,7 @@ int main(void)
 	waitall();
 	close(gfd);
 	close(ctlfd);
+	phase = "unloading the modules";
 	sh("rmmod gcaps_simgpu");
 	sh("rmmod gcaps");
 	printf("scale: %s in %.1f s\n", failures ? "FAILED" : "ok", now() - t0);
