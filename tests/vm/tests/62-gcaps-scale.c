@@ -28,7 +28,9 @@
  *    exactly one more in. The freed TSG is the winner's and its id goes to another process (the
  *    only free id): the new owner is listed and the TSG is not eligible.
  * Finally every segment ends (all TSGs eligible), STATS adds up, every process exits, both
- * modules unload.
+ * modules unload. Every wait is bounded with its own message: a child's answer (REPLY_MS), LIST
+ * polls (SETTLE_MS), the children's exit; a watchdog thread names the phase if a call into a
+ * module never returns (WATCHDOG_S).
  */
 #define _GNU_SOURCE
 #include <errno.h>
