@@ -19,7 +19,8 @@
  * range; E2BIG see above; EFAULT bad user memory; ENOENT no such work item / TSG; EBUSY too
  * many uncollected work items (SIMGPU_MAX_ITEMS), or another thread already waits for the item;
  * EAGAIN (poll) not finished yet; ETIMEDOUT (blocking wait) timeout; EINTR interrupted by a
- * signal; EPERM test knobs without CAP_SYS_ADMIN. TSG ioctls go to /dev/gcaps_simgpu, the
+ * signal; EPERM test knobs without CAP_SYS_ADMIN; ENOSPC open of /dev/gcaps_simgpu with all
+ * max_tsgs TSG ids taken. TSG ioctls go to /dev/gcaps_simgpu, the
  * test knobs to /dev/gcaps_simgpu_ctl; SIMGPU_IOC_RUNLIST works on both (ENOTTY elsewhere).
  */
 #ifndef _UAPI_GCAPS_SIMGPU_H

@@ -3,21 +3,13 @@
 # best-effort GPU hogs finishes within its work + 2 update delays + theta (+ tolerance), and
 # without gcaps shows the round-robin inflation; processes that never open /dev/gcaps are served
 # only while no real-time segment is open. vmtest-timeout=200
-set -eu
-fail() { echo "FAIL: $*"; exit 1; }
-# field <file> <line prefix> <key>: value of key= on the first line starting with prefix
-field() { awk -v p="$2" -v k="$3" 'index($0, p) == 1 { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }' "$1"; }
-stat() { simgpuctl stats | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
-waitline() { i=0; while ! grep -q "^$2" "$1"; do i=$((i + 1)); [ $i -lt 300 ] || fail "no $2 line in $1"; sleep 0.05; done; }
-now() { gpuclient --now; }
-us() { echo $(( $1 / 1000 )); }
+# vmtest-needs=gpu-lib
+. /vmtest/gpu.sh   # set -eu, fail, field, f, stat, waitline, now, us, loaded, updmax, retry, gpu_load
 theta_ns=200000
 tol_ns=10000000   # tolerance: TCG timer and wake-up jitter of the loaded VM (stated, printed)
 work_ms=20
 
-insmod /modules/gcaps.ko
-insmod /modules/gcaps_simgpu.ko theta_us=$((theta_ns / 1000))
-[ "$(stat bound)" = 1 ] || fail "simgpu did not bind to gcaps"
+gpu_load theta_us=$((theta_ns / 1000))
 
 for i in 1 2 3; do
   gpuclient --no-gcaps --hog --work 5 --tag H$i --report >h$i.out &
@@ -33,9 +25,7 @@ cat rt.out rr.out
 
 # Update delay U: the longest begin or end call (boost, lock, decision, rebuild, submit, wait
 # until the engine took the runlist).
-U=$(awk '/^SEG / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-         d = v["begun"] - v["begin_call"]; e = v["ended"] - v["end_call"]
-         if (d > m) m = d; if (e > m) m = e } END { print m + 0 }' rt.out)
+U=$(updmax rt.out)
 echo "update delay (max over begin/end calls): $(us $U) us"
 work_ns=$((work_ms * 1000000))
 bound=$((work_ns + 2 * U + theta_ns + tol_ns))
@@ -69,6 +59,5 @@ awk 'FNR == NR && /^SEG / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv
                 } }
      END { print "hog items started between real-time segments: " gap + 0; exit bad || gap == 0 }' rt.out h1.out h2.out h3.out || fail "non-gcaps processes served during a real-time segment, or never between"
 [ "$(stat decode_errors)" = 0 ] || fail "engine decode errors"
-rmmod gcaps_simgpu
-rmmod gcaps
+gpu_unload
 echo "gpu priority: ok"

@@ -3,28 +3,12 @@
 # one mid-work and the lower one resumes; equal priorities are first come, first served;
 # kill -9 of a task inside a segment or of a pending task frees the GPU for the next one within
 # one update delay. vmtest-timeout=200
-set -eu
-fail() { echo "FAIL: $*"; exit 1; }
-# field <file> <line prefix> <key>: value of key= on the first line starting with prefix
-field() { awk -v p="$2" -v k="$3" 'index($0, p) == 1 { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }' "$1"; }
-stat() { simgpuctl stats | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
-waitline() { i=0; while ! grep -q "^$2" "$1"; do i=$((i + 1)); [ $i -lt 300 ] || fail "no $2 line in $1"; sleep 0.05; done; }
-now() { gpuclient --now; }
-us() { echo $(( $1 / 1000 )); }
+# vmtest-needs=gpu-lib
+. /vmtest/gpu.sh   # set -eu, fail, field, f, stat, waitline, now, us, loaded, updmax, retry, gpu_load
 theta_ns=200000
 tol_ns=10000000   # tolerance: TCG timer and wake-up jitter of the loaded VM (stated, printed)
-# updmax <files>: longest begin/end call of the SEG lines (the update delay U)
-updmax() { awk '/^SEG / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-           d = v["begun"] - v["begin_call"]; e = v["ended"] - v["end_call"]
-           if (d > m) m = d; if (e > m) m = e } END { print m + 0 }' "$@"; }
-f() { field "$1" SEG "$2"; }
-# Sections whose timing precondition can miss in a loaded TCG VM (a process woke too late)
-# return 2 and are retried, up to 3 times; every other failure fails at once.
-retry() { for attempt in 1 2 3; do rc=0; "$@" || rc=$?; [ $rc = 2 ] || return $rc; echo "(retry: the VM was too slow for the timing precondition)"; done; fail "$1: the VM was too slow 3 times"; }
 
-insmod /modules/gcaps.ko
-insmod /modules/gcaps_simgpu.ko theta_us=$((theta_ns / 1000))
-[ "$(stat bound)" = 1 ] || fail "simgpu did not bind to gcaps"
+gpu_load theta_us=$((theta_ns / 1000))
 
 # 1. H (prio 50) begins 30 ms into L's (prio 10) 80 ms of work: L is preempted, H runs alone,
 # L resumes after H's segment.
@@ -105,6 +89,5 @@ echo "kill pending: K2 undisturbed, P2 ran $(us $(( $(f p2.out gpu_start) - $(f 
 }
 retry s4
 [ "$(stat num_tsgs)" = 0 ] || fail "TSGs left"
-rmmod gcaps_simgpu
-rmmod gcaps
+gpu_unload
 echo "gpu preemption: ok"

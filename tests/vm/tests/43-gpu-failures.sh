@@ -2,23 +2,11 @@
 # gcaps.ko + gcaps_simgpu.ko end to end (issue 9): the three published failure scenarios of the
 # prototype (docs/policy.md, "How the published defects are avoided") with real processes; each
 # completes with no stuck task. vmtest-timeout=200
-set -eu
-fail() { echo "FAIL: $*"; exit 1; }
-# field <file> <line prefix> <key>: value of key= on the first line starting with prefix
-field() { awk -v p="$2" -v k="$3" 'index($0, p) == 1 { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }' "$1"; }
-stat() { simgpuctl stats | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
-waitline() { i=0; while ! grep -q "^$2" "$1"; do i=$((i + 1)); [ $i -lt 300 ] || fail "no $2 line in $1"; sleep 0.05; done; }
-now() { gpuclient --now; }
-us() { echo $(( $1 / 1000 )); }
+# vmtest-needs=gpu-lib
+. /vmtest/gpu.sh   # set -eu, fail, field, f, stat, waitline, now, us, loaded, updmax, retry, gpu_load
 theta_ns=200000
-f() { field "$1" SEG "$2"; }
-# Sections whose timing precondition can miss in a loaded TCG VM (a process woke too late)
-# return 2 and are retried, up to 3 times; every other failure fails at once.
-retry() { for attempt in 1 2 3; do rc=0; "$@" || rc=$?; [ $rc = 2 ] || return $rc; echo "(retry: the VM was too slow for the timing precondition)"; done; fail "$1: the VM was too slow 3 times"; }
 
-insmod /modules/gcaps.ko
-insmod /modules/gcaps_simgpu.ko theta_us=$((theta_ns / 1000)) rebuild_interval_ms=2 rebuild_seed=3
-[ "$(stat bound)" = 1 ] || fail "simgpu did not bind to gcaps"
+gpu_load theta_us=$((theta_ns / 1000)) rebuild_interval_ms=2 rebuild_seed=3
 
 # Defect 1: two best-effort tasks inside segments at once; one ends while no real-time task is
 # pending; the other must keep running (the prototype dropped it).
@@ -81,6 +69,5 @@ awk 'FNR == NR && /^SEG / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv
 echo "defect 3: $(stat random_rebuilds) random rebuilds, TSG churn; every segment ran alone"
 [ "$(stat decode_errors)" = 0 ] || fail "engine decode errors"
 [ "$(stat num_tsgs)" = 0 ] || fail "TSGs left"
-rmmod gcaps_simgpu
-rmmod gcaps
+gpu_unload
 echo "gpu failure scenarios: ok"

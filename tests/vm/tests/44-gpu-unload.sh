@@ -4,20 +4,10 @@
 # a bound simgpu (detach: stock round robin), gcaps reloading (simgpu binds through its module
 # notifier), simgpu unloading and reloading while gcaps stays loaded with a real-time segment
 # open (unregister; the reloaded driver lists only what gcaps allows). vmtest-timeout=200
-set -eu
-fail() { echo "FAIL: $*"; exit 1; }
-# field <file> <line prefix> <key>: value of key= on the first line starting with prefix
-field() { awk -v p="$2" -v k="$3" 'index($0, p) == 1 { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }' "$1"; }
-stat() { simgpuctl stats | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
-waitline() { i=0; while ! grep -q "^$2" "$1"; do i=$((i + 1)); [ $i -lt 300 ] || fail "no $2 line in $1"; sleep 0.05; done; }
-now() { gpuclient --now; }
-us() { echo $(( $1 / 1000 )); }
-f() { field "$1" SEG "$2"; }
-loaded() { grep -q "^$1 " /proc/modules; }
+# vmtest-needs=gpu-lib
+. /vmtest/gpu.sh   # set -eu, fail, field, f, stat, waitline, now, us, loaded, updmax, retry, gpu_load
 
-insmod /modules/gcaps.ko
-insmod /modules/gcaps_simgpu.ko
-[ "$(stat bound)" = 1 ] || fail "simgpu did not bind to gcaps"
+gpu_load
 
 # 1. Clients active: a real-time task inside a segment, a best-effort hog.
 gpuclient --prio 50 --cpu 0 --work 8000 --tag A --report >a.out & a=$!
@@ -72,7 +62,6 @@ first=$(field n3.out ITEM gpu_start)
 echo "simgpu reloaded under an open segment: the hog started $(us $(( first - $(f s.out end_call) ))) us after the segment ended"
 
 [ "$(stat num_tsgs)" = 0 ] || fail "TSGs left"
-rmmod gcaps_simgpu
-rmmod gcaps
+gpu_unload
 loaded gcaps || loaded gcaps_simgpu && fail "modules left"
 echo "gpu unload: ok"

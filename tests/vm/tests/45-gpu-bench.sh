@@ -2,17 +2,10 @@
 # Benchmark (report, not assert; issue 9): begin+end round trip of /dev/gcaps against a trivial
 # syscall, without a runlist change (best-effort caller; real-time caller alone on the GPU) and
 # with a runlist swap (real-time caller while another process has a TSG). vmtest-timeout=120
-set -eu
-fail() { echo "FAIL: $*"; exit 1; }
-# field <file> <line prefix> <key>: value of key= on the first line starting with prefix
-field() { awk -v p="$2" -v k="$3" 'index($0, p) == 1 { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }' "$1"; }
-stat() { simgpuctl stats | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
-waitline() { i=0; while ! grep -q "^$2" "$1"; do i=$((i + 1)); [ $i -lt 300 ] || fail "no $2 line in $1"; sleep 0.05; done; }
-now() { gpuclient --now; }
-us() { echo $(( $1 / 1000 )); }
+# vmtest-needs=gpu-lib
+. /vmtest/gpu.sh   # set -eu, fail, field, f, stat, waitline, now, us, loaded, updmax, retry, gpu_load
 n=300
-insmod /modules/gcaps.ko
-insmod /modules/gcaps_simgpu.ko
+gpu_load
 gpuclient --bench $n --tag be-nochange | tee bench.out
 gpuclient --bench $n --prio 50 --tag rt-nochange | tee -a bench.out
 s0=$(stat submits)
@@ -28,5 +21,4 @@ echo "runlist submits during the swap benchmark: $swaps (2 per round trip expect
 awk '/^BENCH / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
       printf "FIGURE bench %s: getppid %.2f us, begin+end round trip mean %.1f us, max %.1f us\n",
              v["tag"], v["syscall_ns"] / 1000, v["roundtrip_ns"] / 1000, v["roundtrip_max_ns"] / 1000 }' bench.out
-rmmod gcaps_simgpu
-rmmod gcaps
+gpu_unload

@@ -14,10 +14,17 @@
  *
  * Afterwards (all processes gone, the gcaps GPU clients finished, the hog still running): LIST
  * shows one client (this process), no open segment, rt_active 0, and every TSG eligible.
+ *
+ * Every wait is bounded and fails with its own message well inside the harness's timeout: the
+ * workers must exit within WORKER_GRACE s of the stress bound, the gpuclients within
+ * GPUCLIENT_GRACE s of the workers, a killed process within KILL_GRACE s, and LIST must show
+ * nothing left (polled) within SETTLE_GRACE s. A process that overruns its wait is named with its
+ * state (/proc), LIST's open segments are printed, and it is killed so the rest still runs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -36,6 +43,11 @@
 #define SEGMENTS 5000
 #define STRESS_SECONDS 40
 #define KILLS 5
+#define WORKER_GRACE 30		/* s after the stress bound for every worker to exit */
+#define GPUCLIENT_GRACE 60	/* s after the workers for the gpuclients to finish */
+#define KILL_GRACE 10		/* s for a SIGKILLed process to be reaped */
+#define SETTLE_GRACE 10		/* s for LIST to show nothing left */
+#define WATCHDOG_S 225		/* below the harness's 240 s: name the phase that hangs */
 
 struct shared {
 	volatile long segs[PROCS];
@@ -43,6 +55,45 @@ struct shared {
 };
 
 static struct shared *sh_mem;
+static double test_start;
+static const char *volatile phase = "loading the modules";
+
+/*
+ * A call into a module that never returns (a deadlock) would only meet the harness's timeout:
+ * a thread (SCHED_FIFO 95, so busy real-time processes cannot starve it; the test kernels have
+ * no POSIX timers, so no alarm()) names the phase instead and fails the test.
+ */
+static void *watchdog(void *arg)
+{
+	struct timespec ts = { .tv_sec = WATCHDOG_S };
+
+	(void)arg;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	dprintf(1, "FAIL: watchdog: still in phase '%s' %d s into the test: a call into gcaps or "
+		"gcaps_simgpu does not return\n", phase, WATCHDOG_S);
+	_exit(1);
+}
+
+static void start_watchdog(void)
+{
+	struct sched_param sp = { .sched_priority = 95 };
+	pthread_attr_t a;
+	pthread_t t;
+	int e;
+
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+	pthread_attr_setschedparam(&a, &sp);
+	e = pthread_create(&t, &a, watchdog, NULL);
+	if (e) {
+		printf("FAIL: watchdog thread: %s\n", strerror(e));
+		exit(1);
+	}
+	pthread_attr_destroy(&a);
+}
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -129,6 +180,92 @@ static int client_state(int fd, pid_t pid)
 	return -1;
 }
 
+/* Clients inside a segment, as LIST shows them (for the messages of a failed wait). */
+static void print_open_segments(int fd)
+{
+	struct gcaps_client_info ci[64];
+	struct gcaps_list l = { .size = sizeof(l), .clients_ptr = (unsigned long)ci,
+				.clients_cap = 64 };
+	unsigned i, n = 0;
+
+	if (ioctl(fd, GCAPS_IOC_LIST, &l)) {
+		printf("  LIST: %s\n", strerror(errno));
+		return;
+	}
+	for (i = 0; i < l.clients_count && i < 64; i++)
+		if (ci[i].state != GCAPS_STATE_IDLE) {
+			printf("  LIST: client %llu of pid %u (%.16s) %s, class %u prio %d, GPU prio %d, "
+			       "%u TSGs\n", (unsigned long long)ci[i].client_id, ci[i].tgid, ci[i].comm,
+			       ci[i].state == GCAPS_STATE_RUNNING ? "RUNNING" : "PENDING",
+			       ci[i].cpu_class, ci[i].cpu_priority, ci[i].gpu_priority, ci[i].num_tsgs);
+			n++;
+		}
+	printf("  LIST: %u clients, %u inside a segment, rt_active %u\n", l.clients_count, n,
+	       l.rt_active);
+}
+
+/* "state wchan" of a process from /proc, for the messages of a failed wait. */
+static const char *proc_state(pid_t pid)
+{
+	static char out[128];
+	char path[64], buf[512] = "", wchan[64] = "?", *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(wchan, sizeof(wchan), f))
+			strcpy(wchan, "?");
+		fclose(f);
+	}
+	p = strrchr(buf, ')');
+	snprintf(out, sizeof(out), "state %c, wchan %s", p && p[1] && p[2] ? p[2] : '?',
+		 wchan[0] && strcmp(wchan, "0") ? wchan : "-");
+	return out;
+}
+
+/*
+ * waitpid with a deadline (CLOCK_MONOTONIC s). On time: 0 and the status in *st. Overrun: a
+ * FAIL line naming `who` and `what it should have done`, the process's state and LIST's open
+ * segments; then the process is killed and reaped (KILL_GRACE s; if even that fails, the test
+ * ends here: something is stuck in the kernel) and -1 is returned.
+ */
+static int wait_bounded(pid_t pid, int *st, double deadline, const char *who, const char *what,
+			int fd)
+{
+	double t0 = now(), t1;
+	pid_t r;
+
+	while ((r = waitpid(pid, st, WNOHANG)) == 0 && now() < deadline)
+		usleep(10000);
+	if (r == pid)
+		return 0;
+	if (r < 0) {
+		printf("FAIL: waitpid(%s, pid %d): %s\n", who, pid, strerror(errno));
+		return -1;
+	}
+	printf("FAIL: %s (pid %d) %s: still running %.1f s into the test, after %.1f s of "
+	       "waiting (%s)\n", who, pid, what, now() - test_start, now() - t0, proc_state(pid));
+	print_open_segments(fd);
+	kill(pid, SIGKILL);
+	t1 = now();
+	while ((r = waitpid(pid, st, WNOHANG)) == 0 && now() < t1 + KILL_GRACE)
+		usleep(10000);
+	if (r != pid) {
+		printf("FAIL: %s (pid %d) not reaped %d s after SIGKILL (%s): stuck in the kernel; "
+		       "giving up\n", who, pid, KILL_GRACE, proc_state(pid));
+		exit(1);
+	}
+	return -1;
+}
+
 static pid_t spawn(char *const argv[])
 {
 	pid_t p = fork();
@@ -145,9 +282,9 @@ int main(void)
 	pid_t pids[PROCS], hog, g1, g2;
 	int killed[PROCS] = { 0 };
 	uint64_t s = 42;
-	int i, st, bad = 0, fd, kills = 0, mid = 0;
+	int i, st, bad = 0, fd, kills = 0, mid = 0, inel = 0;
 	long total = 0, minseg = -1;
-	double t0, deadline;
+	double t0, t1, deadline;
 	struct gcaps_client_info ci[16];
 	struct gcaps_tsg_info ti[16];
 	struct gcaps_list l = { .size = sizeof(l) };
@@ -158,6 +295,8 @@ int main(void)
 			    "100", "--gap-ms", "30", NULL };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_start = now();
+	start_watchdog();
 	sh_mem = mmap(NULL, sizeof(*sh_mem), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		      -1, 0);
 	if (sh_mem == MAP_FAILED)
@@ -169,6 +308,7 @@ int main(void)
 		printf("FAIL: open: %s\n", strerror(errno));
 		return 1;
 	}
+	phase = "the stress (workers running, kills)";
 	hog = spawn(hog_argv);
 	g1 = spawn(g1_argv);
 	g2 = spawn(g2_argv);
@@ -198,8 +338,14 @@ int main(void)
 		killed[v] = 1;
 		kills++;
 	}
+	phase = "waiting for the workers";
 	for (i = 0; i < PROCS; i++) {
-		if (waitpid(pids[i], &st, 0) != pids[i])
+		char who[32];
+
+		snprintf(who, sizeof(who), "worker %d", i);
+		if (wait_bounded(pids[i], &st, deadline + WORKER_GRACE, who,
+				 killed[i] ? "killed with SIGKILL" :
+					     "should have ended at the stress bound", fd))
 			bad++;
 		else if (killed[i] ? !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) &&
 					     !(WIFEXITED(st) && WEXITSTATUS(st) == 0)
@@ -217,13 +363,37 @@ int main(void)
 	if (minseg < SEGMENTS)
 		printf("note: survivors stopped at the %d s bound, below %d segments\n",
 		       STRESS_SECONDS, SEGMENTS);
-	if (waitpid(g1, &st, 0) != g1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+	phase = "waiting for the gpuclients";
+	t1 = now() + GPUCLIENT_GRACE;
+	if (wait_bounded(g1, &st, t1, "gpuclient (best-effort)", "should have run 50 segments",
+			 fd))
+		bad++;
+	else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		printf("FAIL: gpuclient (best-effort) exited with %#x\n", st);
 		bad++;
 	}
-	if (waitpid(g2, &st, 0) != g2 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+	if (wait_bounded(g2, &st, t1, "gpuclient (FIFO 30)", "should have run 100 segments", fd))
+		bad++;
+	else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		printf("FAIL: gpuclient (FIFO 30) exited with %#x\n", st);
 		bad++;
+	}
+	phase = "checking that nothing is left (LIST, STATS)";
+	/* Bounded poll: every other client gone, no segment open (releases finished at exit). */
+	for (t1 = now();; usleep(10000)) {
+		struct gcaps_list q = { .size = sizeof(q) };
+
+		if (ioctl(fd, GCAPS_IOC_LIST, &q) == 0 && q.clients_count == 1 && !q.rt_active &&
+		    client_state(fd, getpid()) == GCAPS_STATE_IDLE)
+			break;
+		if (now() - t1 > SETTLE_GRACE) {
+			printf("FAIL: %d s after every process ended, LIST still shows %u clients "
+			       "(want 1: this process), rt_active %u\n", SETTLE_GRACE,
+			       q.clients_count, q.rt_active);
+			print_open_segments(fd);
+			bad++;
+			break;
+		}
 	}
 	/* The statistics add up: every segment begun ended, by SEG_END or by the kill. */
 	{
@@ -281,12 +451,15 @@ int main(void)
 				printf("FAIL: TSG %u (owner %u) not eligible after the stress\n",
 				       ti[i].tsgid, ti[i].owner_tgid);
 				bad++;
+				inel++;
 			}
 		printf("after: %u clients, %u TSGs, all eligible: %s\n", l.clients_count,
-		       l.tsgs_count, bad ? "no" : "yes");
+		       l.tsgs_count, inel ? "no" : "yes");
 	}
+	phase = "ending the hog, unloading the modules";
 	kill(hog, SIGKILL);
-	waitpid(hog, &st, 0);
+	if (wait_bounded(hog, &st, now() + KILL_GRACE, "the hog", "killed with SIGKILL", fd))
+		bad++;
 	close(fd);
 	sh("rmmod gcaps_simgpu");
 	sh("rmmod gcaps");

@@ -1,0 +1,36 @@
+# shellcheck shell=sh
+# Shared preamble of the end-to-end GPU tests (tests/vm/tests/4x-gpu-*.sh): gcaps.ko on the
+# emulated GPU. Packed into the initramfs as /vmtest/gpu.sh by initramfs-hooks/40-gpu-lib.sh
+# when a selected test has the line "vmtest-needs=gpu-lib"; a test sources it (busybox sh):
+#
+#     . /vmtest/gpu.sh
+#     gpu_load theta_us=200      # gcaps.ko, then gcaps_simgpu.ko with these parameters; bound?
+#     ...
+#     gpu_unload                 # rmmod gcaps_simgpu, then gcaps
+set -eu
+fail() { echo "FAIL: $*"; exit 1; }
+# field <file> <line prefix> <key>: value of key= on the first line starting with prefix
+field() { awk -v p="$2" -v k="$3" 'index($0, p) == 1 { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }' "$1"; }
+# f <file> <key>: key= of the first SEG line (gpuclient --report)
+f() { field "$1" SEG "$2"; }
+# stat <key>: a counter of the emulated GPU (simgpuctl stats)
+stat() { simgpuctl stats | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
+# waitline <file> <prefix>: wait (15 s at most) for a line starting with prefix
+waitline() { i=0; while ! grep -q "^$2" "$1"; do i=$((i + 1)); [ $i -lt 300 ] || fail "no $2 line in $1"; sleep 0.05; done; }
+now() { gpuclient --now; }
+us() { echo $(( $1 / 1000 )); }
+loaded() { grep -q "^$1 " /proc/modules; }
+# updmax <files>: longest begin/end call of the SEG lines (the update delay U)
+updmax() { awk '/^SEG / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+           d = v["begun"] - v["begin_call"]; e = v["ended"] - v["end_call"]
+           if (d > m) m = d; if (e > m) m = e } END { print m + 0 }' "$@"; }
+# retry <function>: sections whose timing precondition can miss in a loaded TCG VM (a process
+# woke too late) return 2 and are retried, up to 3 times; every other failure fails at once.
+retry() { for attempt in 1 2 3; do rc=0; "$@" || rc=$?; [ $rc = 2 ] || return $rc; echo "(retry: the VM was too slow for the timing precondition)"; done; fail "$1: the VM was too slow 3 times"; }
+# gpu_load [gcaps_simgpu parameters]: load both modules; the emulated GPU must bind to gcaps.
+gpu_load() {
+  insmod /modules/gcaps.ko
+  insmod /modules/gcaps_simgpu.ko "$@"
+  [ "$(stat bound)" = 1 ] || fail "simgpu did not bind to gcaps"
+}
+gpu_unload() { rmmod gcaps_simgpu; rmmod gcaps; }
