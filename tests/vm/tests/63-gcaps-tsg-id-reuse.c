@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reproducer (not in `make test`: it fails while the bug is there; run it with
- * VM_TESTS=tests/vm/repro/63-gcaps-tsg-id-reuse.c make vm-test). vmtest-timeout=60
+ * Regression test of a defect found by the scale work (fixed: calls->tsg_release clears the
+ * id's bit in the published snapshot at once). vmtest-timeout=60
  *
- * A TSG id freed by the winner of a real-time segment and reused at once by another process
- * stays eligible (its bit in the published snapshot) until gcaps's event work item applies the
- * release; the driver lists the new owner's TSG, and its GPU work runs, inside the winner's
- * segment. The work item is a kworker (system_highpri_wq, SCHED_OTHER): real-time tasks that
- * keep the CPUs busy delay it for as long as they run.
+ * Before the fix, a TSG id freed by the winner of a real-time segment and reused at once by
+ * another process stayed eligible (its bit in the published snapshot) until gcaps's event work
+ * item applied the release; the driver listed the new owner's TSG, and its GPU work ran, inside
+ * the winner's segment. The work item is a kworker (system_highpri_wq, SCHED_OTHER): real-time
+ * tasks that keep the CPUs busy delay it for as long as they run.
  *
  * gcaps_simgpu with max_tsgs=3: W (SCHED_FIFO 50, CPU 0, a gcaps client) owns TSGs 0 and 1 and
  * opens a segment (eligible: exactly {0, 1}); B (SCHED_FIFO 40, CPU 1, no gcaps client) owns
