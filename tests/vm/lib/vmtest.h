@@ -18,6 +18,9 @@
  *   start_watchdog(s, &phase, hook)  a SCHED_FIFO 95 thread that, s seconds after the call,
  *                                    prints the test's current `phase`, runs `hook` (or
  *                                    nothing if NULL) and ends the process with _exit(1)
+ *   only_self_left(fd, &l, after)    LIST once a test's processes are gone: this process is the
+ *                                    only client, idle, no real-time segment (FAIL lines;
+ *                                    returns their count, -1 if LIST itself failed)
  */
 #ifndef VMTEST_H
 #define VMTEST_H
@@ -30,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 #include "../../../uapi/linux/gcaps.h"
@@ -152,6 +156,41 @@ static inline void start_watchdog(int seconds, const char *volatile *phase, void
 		exit(1);
 	}
 	pthread_attr_destroy(&a);
+}
+
+/*
+ * LIST after the test's other processes are gone (`after` names what they did, for the FAIL
+ * lines): this process is the only client, every listed client is idle and rt_active is 0.
+ * `l` brings the arrays: clients_ptr/clients_cap (at least 1 entry), and tsgs_ptr/tsgs_cap if
+ * the caller checks the TSGs itself afterwards. Returns the number of FAIL lines printed, or -1
+ * (one FAIL line) if fd is not open or LIST fails.
+ */
+static inline int only_self_left(int fd, struct gcaps_list *l, const char *after)
+{
+	const struct gcaps_client_info *ci = (const void *)(uintptr_t)l->clients_ptr;
+	unsigned int i;
+	int bad = 0;
+
+	if (fd < 0 || ioctl(fd, GCAPS_IOC_LIST, l)) {
+		printf("FAIL: LIST after the %s: %s\n", after, strerror(errno));
+		return -1;
+	}
+	if (l->clients_count != 1 || ci[0].tgid != (unsigned int)getpid()) {
+		printf("FAIL: %u clients left after the %s (want only this process)\n",
+		       l->clients_count, after);
+		bad++;
+	}
+	for (i = 0; i < l->clients_count && i < l->clients_cap; i++)
+		if (ci[i].state != GCAPS_STATE_IDLE) {
+			printf("FAIL: client %u (%.16s) state %u after the %s\n", ci[i].tgid, ci[i].comm,
+			       ci[i].state, after);
+			bad++;
+		}
+	if (l->rt_active) {
+		printf("FAIL: rt_active after the %s\n", after);
+		bad++;
+	}
+	return bad;
 }
 
 #endif /* VMTEST_H */

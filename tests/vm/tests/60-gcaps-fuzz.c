@@ -449,7 +449,7 @@ int main(void)
 	pid_t pids[PROCS], gpu[2];
 	struct gcaps_client_info ci[16];
 	struct gcaps_list l = { .size = sizeof(l) };
-	int i, st, bad = 0, fd;
+	int i, st, bad = 0, fd, n;
 	double t0, t1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -487,26 +487,8 @@ int main(void)
 	fd = open(GCAPS_DEV, O_RDWR);
 	l.clients_ptr = (unsigned long)ci;
 	l.clients_cap = 16;
-	if (fd < 0 || ioctl(fd, GCAPS_IOC_LIST, &l)) {
-		printf("FAIL: LIST after the fuzz: %s\n", strerror(errno));
-		bad++;
-	} else {
-		if (l.clients_count != 1 || ci[0].tgid != (unsigned)getpid()) {
-			printf("FAIL: %u clients left after the fuzz (want only this process)\n",
-			       l.clients_count);
-			bad++;
-		}
-		for (i = 0; i < (int)l.clients_count && i < 16; i++)
-			if (ci[i].state != GCAPS_STATE_IDLE) {
-				printf("FAIL: client %u (%.16s) state %u\n", ci[i].tgid, ci[i].comm,
-				       ci[i].state);
-				bad++;
-			}
-		if (l.rt_active) {
-			printf("FAIL: rt_active after the fuzz\n");
-			bad++;
-		}
-	}
+	n = only_self_left(fd, &l, "fuzz");
+	bad += n < 0 ? 1 : n;
 	close(fd);
 	sh("rmmod gcaps_simgpu");
 	sh("rmmod gcaps");

@@ -219,7 +219,7 @@ int main(void)
 	pid_t pids[PROCS], hog, g1, g2;
 	int killed[PROCS] = { 0 };
 	uint64_t s = 42;
-	int i, st, bad = 0, fd, kills = 0, mid = 0, inel = 0;
+	int i, n, st, bad = 0, fd, kills = 0, mid = 0, inel = 0;
 	long total = 0, minseg = -1;
 	double t0, t1, deadline;
 	struct gcaps_client_info ci[16];
@@ -365,20 +365,11 @@ int main(void)
 	l.clients_cap = 16;
 	l.tsgs_ptr = (unsigned long)ti;
 	l.tsgs_cap = 16;
-	if (ioctl(fd, GCAPS_IOC_LIST, &l)) {
-		printf("FAIL: LIST: %s\n", strerror(errno));
+	n = only_self_left(fd, &l, "stress");
+	if (n < 0) {
 		bad++;
 	} else {
-		if (l.clients_count != 1 || ci[0].tgid != (unsigned)getpid() ||
-		    ci[0].state != GCAPS_STATE_IDLE) {
-			printf("FAIL: %u clients left (want only this process, idle)\n",
-			       l.clients_count);
-			bad++;
-		}
-		if (l.rt_active) {
-			printf("FAIL: rt_active after the stress\n");
-			bad++;
-		}
+		bad += n;
 		if (l.tsgs_count < 1) {
 			printf("FAIL: no TSG (the hog's) listed\n");
 			bad++;
