@@ -1,18 +1,15 @@
 # shellcheck shell=sh
 # Shared preamble of the end-to-end GPU tests (tests/vm/tests/4x-gpu-*.sh): gcaps.ko on the
-# emulated GPU. Packed into the initramfs as /vmtest/gpu.sh by initramfs-hooks/40-gpu-lib.sh
-# when a selected test has the line "vmtest-needs=gpu-lib"; a test sources it (busybox sh):
+# emulated GPU. Packed into the initramfs as /vmtest/gpu.sh (with /vmtest/common.sh, which it
+# sources) by initramfs-hooks/40-shell-lib.sh when a selected test has the line
+# "vmtest-needs=gpu-lib"; a test sources it (busybox sh):
 #
 #     . /vmtest/gpu.sh
 #     gpu_load theta_us=200      # gcaps.ko, then gcaps_simgpu.ko with these parameters; bound?
 #     ...
 #     gpu_unload                 # rmmod gcaps_simgpu, then gcaps
-set -eu
-fail() { echo "FAIL: $*"; exit 1; }
-# field <file> <line prefix> <key>: value of key= on the first line starting with prefix
-field() { awk -v p="$2" -v k="$3" 'index($0, p) == 1 { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }' "$1"; }
-# f <file> <key>: key= of the first SEG line (gpuclient --report)
-f() { field "$1" SEG "$2"; }
+# shellcheck source=tests/vm/lib/common.sh
+. /vmtest/common.sh   # set -eu, fail, expect_error, field, f
 # stat <key>: a counter of the emulated GPU (simgpuctl stats)
 stat() { simgpuctl stats | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
 # waitline <file> <prefix>: wait (15 s at most) for a line starting with prefix

@@ -26,22 +26,10 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include "../../../uapi/linux/gcaps.h"
+#include "../lib/vmtest.h"
 
-#define DEV "/dev/gcaps"
 #define MAX_PER_USER 8
 #define TABLE 128
-
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);            \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
 
 /* ioctl expecting failure with `err` (0: expecting success). */
 #define EXPECT(fd, cmd, arg, err)                                              \
@@ -52,27 +40,6 @@ static int failures;
 		      e_ ? strerror(e_) : "success",                           \
 		      (err) ? strerror(err) : "success");                      \
 	} while (0)
-
-static void sh(const char *cmd)
-{
-	int rc = system(cmd);
-
-	if (rc != 0) {
-		printf("FAIL: '%s' exited with %d\n", cmd, rc);
-		exit(1);
-	}
-}
-
-static int open_dev(void)
-{
-	int fd = open(DEV, O_RDWR);
-
-	if (fd < 0) {
-		printf("FAIL: open %s: %s\n", DEV, strerror(errno));
-		exit(1);
-	}
-	return fd;
-}
 
 static struct gcaps_status status(int fd)
 {
@@ -111,16 +78,6 @@ static int seg_end(int fd)
 	struct gcaps_seg_end e = { .size = sizeof(e) };
 
 	return ioctl(fd, GCAPS_IOC_SEG_END, &e) < 0 ? errno : 0;
-}
-
-static void set_fifo(int prio)
-{
-	struct sched_param sp = { .sched_priority = prio };
-
-	if (sched_setscheduler(0, prio ? SCHED_FIFO : SCHED_OTHER, &sp) != 0) {
-		printf("FAIL: sched_setscheduler(%d): %s\n", prio, strerror(errno));
-		exit(1);
-	}
 }
 
 static void check_sched(int policy, int prio, const char *what)
@@ -554,11 +511,11 @@ static void test_limits(int fd)
 
 	/* This process (uid 0) holds fd already: MAX_PER_USER - 1 more. */
 	for (i = 0; i < MAX_PER_USER - 1; i++) {
-		fds[i] = open(DEV, O_RDWR);
+		fds[i] = open(GCAPS_DEV, O_RDWR);
 		CHECK(fds[i] >= 0, "open %d: %s", i, strerror(errno));
 	}
 	errno = 0;
-	CHECK(open(DEV, O_RDWR) < 0 && errno == EMFILE, "open beyond the per-user limit: %s",
+	CHECK(open(GCAPS_DEV, O_RDWR) < 0 && errno == EMFILE, "open beyond the per-user limit: %s",
 	      strerror(errno));
 	s = status(fd);
 	CHECK(s.num_clients == MAX_PER_USER, "%u clients", s.num_clients);
@@ -573,7 +530,7 @@ static void test_limits(int fd)
 			if (setresuid(1000 + n, 1000 + n, 1000 + n) != 0)
 				_exit(2);
 			for (k = 0; k < MAX_PER_USER; k++)
-				if (open(DEV, O_RDWR) < 0)
+				if (open(GCAPS_DEV, O_RDWR) < 0)
 					_exit(3);
 			if (write(p[1], "x", 1) != 1)
 				_exit(4);
@@ -587,7 +544,7 @@ static void test_limits(int fd)
 	if (pids[users] == 0) {
 		if (setresuid(2000, 2000, 2000) != 0)
 			_exit(2);
-		_exit(open(DEV, O_RDWR) < 0 && errno == ENOSPC ? 0 : 1);
+		_exit(open(GCAPS_DEV, O_RDWR) < 0 && errno == ENOSPC ? 0 : 1);
 	}
 	waitpid(pids[users], &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "open with a full table is not ENOSPC (%#x)",
@@ -624,7 +581,7 @@ int main(void)
 	CHECK(status(fd).num_clients == 1, "client gone after a refused rmmod");
 	close(fd);
 	sh("rmmod gcaps");
-	CHECK(access(DEV, F_OK) != 0, "%s still exists after rmmod", DEV);
+	CHECK(access(GCAPS_DEV, F_OK) != 0, "%s still exists after rmmod", GCAPS_DEV);
 	/* Reload works (lock classes, misc device, exported symbol re-registered). */
 	sh("insmod /modules/gcaps.ko");
 	fd = open_dev();

@@ -29,42 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "../../../uapi/linux/gcaps.h"
+#include "../lib/vmtest.h"
 
-#define DEV "/dev/gcaps"
 #define RING 64
-
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);            \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
-
-static void sh(const char *cmd)
-{
-	int rc = system(cmd);
-
-	if (rc != 0) {
-		printf("FAIL: '%s' exited with %d\n", cmd, rc);
-		exit(1);
-	}
-}
-
-static int open_dev(void)
-{
-	int fd = open(DEV, O_RDWR);
-
-	if (fd < 0) {
-		printf("FAIL: open %s: %s\n", DEV, strerror(errno));
-		exit(1);
-	}
-	return fd;
-}
 
 static int xioctl(int fd, unsigned long cmd, void *arg)
 {
@@ -83,16 +50,6 @@ static int seg_end(int fd)
 	struct gcaps_seg_end e = { .size = sizeof(e) };
 
 	return xioctl(fd, GCAPS_IOC_SEG_END, &e);
-}
-
-static void set_fifo(int prio)
-{
-	struct sched_param sp = { .sched_priority = prio };
-
-	if (sched_setscheduler(0, prio ? SCHED_FIFO : SCHED_OTHER, &sp) != 0) {
-		printf("FAIL: sched_setscheduler(%d): %s\n", prio, strerror(errno));
-		exit(1);
-	}
 }
 
 static struct gcaps_stats stats(int fd, int reset)
@@ -438,14 +395,6 @@ static void test_permissions(void)
 	CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	      "as uid 65534 (bits: 1 stats read failed, 2 trace not EPERM, 4 reset not EPERM): "
 	      "status %#x", st);
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 /* Mean ns per call of `what` (one of the BENCH_* loops below): the best of 5 rounds. */

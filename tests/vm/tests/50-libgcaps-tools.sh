@@ -2,19 +2,8 @@
 # libgcaps and gcapsctl without gcaps.ko: the library (C and Rust examples) and the tool give
 # one clear line and a non-zero exit when the module is not loaded, with bad priorities and
 # without permission; gcapsctl run gives the command the requested priorities.
-# vmtest-needs=libgcaps  vmtest-timeout=60
-set -eu
-
-fail() { echo "FAIL: $*"; exit 1; }
-# expect_error CODE PATTERN CMD...: CMD exits with CODE, prints one stderr line matching PATTERN
-expect_error() {
-  code=$1 pat=$2; shift 2
-  rc=0; "$@" >/tmp/out 2>/tmp/err || rc=$?
-  [ "$rc" = "$code" ] || fail "$*: exit $rc, want $code ($(cat /tmp/err))"
-  [ "$(wc -l </tmp/err)" = 1 ] || fail "$*: not one line: $(cat /tmp/err)"
-  grep -q -- "$pat" /tmp/err || fail "$*: '$(cat /tmp/err)' lacks '$pat'"
-  echo "ok: $* -> $(cat /tmp/err)"
-}
+# vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=60
+. /vmtest/common.sh   # set -eu, fail, expect_error, field, f
 
 test -e /usr/lib/libgcaps.so.0 || fail "libgcaps.so.0 not installed in /usr/lib"
 grep -q "libgcaps.so.0" /bin/gpu_segment || fail "the C example is not linked against libgcaps.so.0"

@@ -3,19 +3,8 @@
 # library's device tests, and two example processes (C example low, Rust example high): the
 # high-priority segment preempts the low one (GPU timestamps), and gcapsctl status (table and
 # JSON) shows exactly that: low pending, high running, the eligible set = high's TSG.
-# vmtest-needs=libgcaps  vmtest-timeout=180
-set -eu
-
-fail() { echo "FAIL: $*"; exit 1; }
-# expect_error CODE PATTERN CMD...: CMD exits with CODE, prints one stderr line matching PATTERN
-expect_error() {
-  code=$1 pat=$2; shift 2
-  rc=0; "$@" >/tmp/out 2>/tmp/err || rc=$?
-  [ "$rc" = "$code" ] || fail "$*: exit $rc, want $code ($(cat /tmp/err))"
-  [ "$(wc -l </tmp/err)" = 1 ] || fail "$*: not one line: $(cat /tmp/err)"
-  grep -q -- "$pat" /tmp/err || fail "$*: '$(cat /tmp/err)' lacks '$pat'"
-  echo "ok: $* -> $(cat /tmp/err)"
-}
+# vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=180
+. /vmtest/common.sh   # set -eu, fail, expect_error, field, f
 
 insmod /modules/gcaps.ko
 insmod /modules/gcaps_simgpu.ko

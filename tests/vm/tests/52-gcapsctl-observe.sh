@@ -6,22 +6,8 @@
 # and holds the segments, low's GPU wait and the runlist track (checked by gcapsctl-observe,
 # tools/gcapsctl/tests/observe.rs). A non-root caller gets the CAP_SYS_ADMIN message for the
 # trace and for a reset, and may read the statistics.
-# vmtest-needs=libgcaps  vmtest-timeout=240
-set -eu
-
-fail() { echo "FAIL: $*"; exit 1; }
-# expect_error CODE PATTERN CMD...: CMD exits with CODE, prints one stderr line matching PATTERN
-expect_error() {
-  code=$1 pat=$2; shift 2
-  rc=0; "$@" >/tmp/out 2>/tmp/err || rc=$?
-  [ "$rc" = "$code" ] || fail "$*: exit $rc, want $code ($(cat /tmp/err))"
-  [ "$(wc -l </tmp/err)" = 1 ] || fail "$*: not one line: $(cat /tmp/err)"
-  grep -q -- "$pat" /tmp/err || fail "$*: '$(cat /tmp/err)' lacks '$pat'"
-  echo "ok: $* -> $(cat /tmp/err)"
-}
-# field <file> <line prefix> <key>: value of key= on the first line starting with prefix
-field() { awk -v p="$2" -v k="$3" 'index($0, p) == 1 { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }' "$1"; }
-f() { field "$1" SEG "$2"; }
+# vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=240
+. /vmtest/common.sh   # set -eu, fail, expect_error, field, f
 
 insmod /modules/gcaps.ko trace_size=4096
 insmod /modules/gcaps_simgpu.ko

@@ -48,8 +48,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "../../../uapi/linux/gcaps.h"
+#include "../lib/vmtest.h"
 
-#define DEV "/dev/gcaps"
 #define PROCS 2
 #define THREADS 4
 #define FUZZ_CALLS 120000
@@ -59,7 +59,7 @@
 
 static atomic_int fds[NFDS];
 static atomic_uint fdgen[NFDS];	/* odd while the slot is being replaced */
-static atomic_int failures;
+static atomic_int fuzz_failures;
 static atomic_long rejected[140];
 static atomic_long calls;
 static char *rw_page;		/* two pages: RW then unmapped */
@@ -72,18 +72,9 @@ static volatile int stop_churn;
 		printf(__VA_ARGS__);                                           \
 		printf("\n");                                                  \
 		fflush(stdout);                                                \
-		if (atomic_fetch_add(&failures, 1) > 20)                       \
+		if (atomic_fetch_add(&fuzz_failures, 1) > 20)                       \
 			_exit(1);                                              \
 	} while (0)
-
-static uint64_t rnd(uint64_t *s)
-{
-	/* xorshift64*: deterministic per thread. */
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ull;
-}
 
 static unsigned ksize(unsigned nr)
 {
@@ -363,7 +354,7 @@ static void foreign_calls(uint64_t seed)
 		}
 	}
 	/* And its own fd works. */
-	j = open(DEV, O_RDWR);
+	j = open(GCAPS_DEV, O_RDWR);
 	if (j < 0 || ioctl(j, GCAPS_IOC_STATUS, &(struct gcaps_status){ .size = sizeof(struct gcaps_status) })) {
 		printf("FAIL child %d: own fd: %s\n", getpid(), strerror(errno));
 		_exit(1);
@@ -386,7 +377,7 @@ static void *churn_thread(void *p)
 		switch (rnd(&s) % 4) {
 		case 0: nfd = dup(atomic_load(&fds[0])); break;
 		case 1: nfd = dup(old); break;
-		default: nfd = open(DEV, O_RDWR); break;
+		default: nfd = open(GCAPS_DEV, O_RDWR); break;
 		}
 		if (nfd < 0) {
 			FAILF("churn: reopen: %s", strerror(errno));
@@ -418,9 +409,9 @@ static void fuzz_process(int p)
 	int i;
 
 	for (i = 0; i < NFDS; i++) {
-		fds[i] = open(DEV, O_RDWR);
+		fds[i] = open(GCAPS_DEV, O_RDWR);
 		if (fds[i] < 0) {
-			printf("FAIL: open %s: %s\n", DEV, strerror(errno));
+			printf("FAIL: open %s: %s\n", GCAPS_DEV, strerror(errno));
 			_exit(1);
 		}
 	}
@@ -450,25 +441,7 @@ static void fuzz_process(int p)
 			printf(" %s=%ld", i ? strerrorname_np(i) : "ok", atomic_load(&rejected[i]));
 	printf("\n");
 	fflush(stdout);
-	_exit(atomic_load(&failures) ? 1 : 0);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sh(const char *cmd)
-{
-	int rc = system(cmd);
-
-	if (rc != 0) {
-		printf("FAIL: '%s' exited with %d\n", cmd, rc);
-		exit(1);
-	}
+	_exit(atomic_load(&fuzz_failures) ? 1 : 0);
 }
 
 int main(void)
@@ -476,7 +449,7 @@ int main(void)
 	pid_t pids[PROCS], gpu[2];
 	struct gcaps_client_info ci[16];
 	struct gcaps_list l = { .size = sizeof(l) };
-	int i, st, bad = 0, fd;
+	int i, st, bad = 0, fd, n;
 	double t0, t1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -511,29 +484,11 @@ int main(void)
 			bad++;
 		}
 	/* Nothing left behind: only this process is a client, no open segment. */
-	fd = open(DEV, O_RDWR);
+	fd = open(GCAPS_DEV, O_RDWR);
 	l.clients_ptr = (unsigned long)ci;
 	l.clients_cap = 16;
-	if (fd < 0 || ioctl(fd, GCAPS_IOC_LIST, &l)) {
-		printf("FAIL: LIST after the fuzz: %s\n", strerror(errno));
-		bad++;
-	} else {
-		if (l.clients_count != 1 || ci[0].tgid != (unsigned)getpid()) {
-			printf("FAIL: %u clients left after the fuzz (want only this process)\n",
-			       l.clients_count);
-			bad++;
-		}
-		for (i = 0; i < (int)l.clients_count && i < 16; i++)
-			if (ci[i].state != GCAPS_STATE_IDLE) {
-				printf("FAIL: client %u (%.16s) state %u\n", ci[i].tgid, ci[i].comm,
-				       ci[i].state);
-				bad++;
-			}
-		if (l.rt_active) {
-			printf("FAIL: rt_active after the fuzz\n");
-			bad++;
-		}
-	}
+	n = only_self_left(fd, &l, "fuzz");
+	bad += n < 0 ? 1 : n;
 	close(fd);
 	sh("rmmod gcaps_simgpu");
 	sh("rmmod gcaps");

@@ -37,8 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "../../../uapi/linux/gcaps.h"
+#include "../lib/vmtest.h"
 
-#define DEV "/dev/gcaps"
 #define PROCS 16
 #define SEGMENTS 5000
 #define STRESS_SECONDS 40
@@ -58,69 +58,6 @@ static struct shared *sh_mem;
 static double test_start;
 static const char *volatile phase = "loading the modules";
 
-/*
- * A call into a module that never returns (a deadlock) would only meet the harness's timeout:
- * a thread (SCHED_FIFO 95, so busy real-time processes cannot starve it; the test kernels have
- * no POSIX timers, so no alarm()) names the phase instead and fails the test.
- */
-static void *watchdog(void *arg)
-{
-	struct timespec ts = { .tv_sec = WATCHDOG_S };
-
-	(void)arg;
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-	dprintf(1, "FAIL: watchdog: still in phase '%s' %d s into the test: a call into gcaps or "
-		"gcaps_simgpu does not return\n", phase, WATCHDOG_S);
-	_exit(1);
-}
-
-static void start_watchdog(void)
-{
-	struct sched_param sp = { .sched_priority = 95 };
-	pthread_attr_t a;
-	pthread_t t;
-	int e;
-
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
-	pthread_attr_setschedparam(&a, &sp);
-	e = pthread_create(&t, &a, watchdog, NULL);
-	if (e) {
-		printf("FAIL: watchdog thread: %s\n", strerror(e));
-		exit(1);
-	}
-	pthread_attr_destroy(&a);
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ull;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sh(const char *cmd)
-{
-	int rc = system(cmd);
-
-	if (rc != 0) {
-		printf("FAIL: '%s' exited with %d\n", cmd, rc);
-		exit(1);
-	}
-}
-
 static void worker(int id, double deadline)
 {
 	uint64_t s = 0xabcdef12345ull * (id + 1);
@@ -132,7 +69,7 @@ static void worker(int id, double deadline)
 		printf("FAIL worker %d: SCHED_FIFO %d: %s\n", id, cpu, strerror(errno));
 		_exit(1);
 	}
-	fd = open(DEV, O_RDWR);
+	fd = open(GCAPS_DEV, O_RDWR);
 	if (fd < 0) {
 		printf("FAIL worker %d: open: %s\n", id, strerror(errno));
 		_exit(1);
@@ -282,7 +219,7 @@ int main(void)
 	pid_t pids[PROCS], hog, g1, g2;
 	int killed[PROCS] = { 0 };
 	uint64_t s = 42;
-	int i, st, bad = 0, fd, kills = 0, mid = 0, inel = 0;
+	int i, n, st, bad = 0, fd, kills = 0, mid = 0, inel = 0;
 	long total = 0, minseg = -1;
 	double t0, t1, deadline;
 	struct gcaps_client_info ci[16];
@@ -296,14 +233,14 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_start = now();
-	start_watchdog();
+	start_watchdog(WATCHDOG_S, &phase, NULL);
 	sh_mem = mmap(NULL, sizeof(*sh_mem), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		      -1, 0);
 	if (sh_mem == MAP_FAILED)
 		return 1;
 	sh("insmod /modules/gcaps.ko max_clients_per_user=64");
 	sh("insmod /modules/gcaps_simgpu.ko rebuild_interval_ms=3 rebuild_seed=5");
-	fd = open(DEV, O_RDWR);
+	fd = open(GCAPS_DEV, O_RDWR);
 	if (fd < 0) {
 		printf("FAIL: open: %s\n", strerror(errno));
 		return 1;
@@ -428,20 +365,11 @@ int main(void)
 	l.clients_cap = 16;
 	l.tsgs_ptr = (unsigned long)ti;
 	l.tsgs_cap = 16;
-	if (ioctl(fd, GCAPS_IOC_LIST, &l)) {
-		printf("FAIL: LIST: %s\n", strerror(errno));
+	n = only_self_left(fd, &l, "stress");
+	if (n < 0) {
 		bad++;
 	} else {
-		if (l.clients_count != 1 || ci[0].tgid != (unsigned)getpid() ||
-		    ci[0].state != GCAPS_STATE_IDLE) {
-			printf("FAIL: %u clients left (want only this process, idle)\n",
-			       l.clients_count);
-			bad++;
-		}
-		if (l.rt_active) {
-			printf("FAIL: rt_active after the stress\n");
-			bad++;
-		}
+		bad += n;
 		if (l.tsgs_count < 1) {
 			printf("FAIL: no TSG (the hog's) listed\n");
 			bad++;

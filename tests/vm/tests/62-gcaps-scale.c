@@ -50,6 +50,11 @@
 #include "../../../uapi/linux/gcaps.h"
 #include "../../../module/simgpu/gcaps_simgpu.h"
 
+/* A failed sh() gives up like too many failures do: the children are killed first. */
+static void bail(void);
+#define VMTEST_FATAL() bail()
+#include "../lib/vmtest.h"
+
 #define NPROC 100
 #define TSGS_PER 2
 #define NTSG (NPROC * TSGS_PER)	/* TSGs of the registration and scheduling phases */
@@ -78,8 +83,6 @@ struct rep {
 	int rc, err, val[TSGS_PER];
 };
 
-static int failures;
-
 #define FAIL(...)                                                              \
 	do {                                                                   \
 		printf("FAIL: " __VA_ARGS__);                                  \
@@ -102,82 +105,21 @@ static uint64_t arrivals;
 static int gfd, ctlfd;
 static const char *volatile phase = "loading the modules";
 
-/*
- * A call into a module that never returns (a deadlock) would only meet the harness's timeout:
- * a thread (SCHED_FIFO 95, so busy real-time processes cannot starve it; the test kernels have
- * no POSIX timers, so no alarm()) names the phase instead, kills the children and fails the test.
- */
-static void *watchdog(void *arg)
+/* The watchdog's hook, and bail()'s: SIGKILL every child still there. */
+static void kill_children(void)
 {
-	struct timespec ts = { .tv_sec = WATCHDOG_S };
 	int i;
 
-	(void)arg;
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-	dprintf(1, "FAIL: watchdog: still in phase '%s' %d s into the test: a call into gcaps or "
-		"gcaps_simgpu does not return\n", phase, WATCHDOG_S);
 	for (i = 0; i < NCHILD; i++)
 		if (ch[i].pid > 0)
 			kill(ch[i].pid, SIGKILL);
-	_exit(1);
-}
-
-static void start_watchdog(void)
-{
-	struct sched_param sp = { .sched_priority = 95 };
-	pthread_attr_t a;
-	pthread_t t;
-	int e;
-
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
-	pthread_attr_setschedparam(&a, &sp);
-	e = pthread_create(&t, &a, watchdog, NULL);
-	if (e) {
-		printf("FAIL: watchdog thread: %s\n", strerror(e));
-		exit(1);
-	}
-	pthread_attr_destroy(&a);
 }
 
 static void bail(void)
 {
-	int i;
-
 	printf("FAIL: giving up (%d failures)\n", failures);
-	for (i = 0; i < NCHILD; i++)
-		if (ch[i].pid > 0)
-			kill(ch[i].pid, SIGKILL);
+	kill_children();
 	exit(1);
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ull;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sh(const char *cmd)
-{
-	int rc = system(cmd);
-
-	if (rc != 0) {
-		printf("FAIL: '%s' exited with %d\n", cmd, rc);
-		bail();
-	}
 }
 
 /* ------------------------------------------------------------------ child side */
@@ -674,7 +616,7 @@ int main(void)
 	struct rep r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	start_watchdog();
+	start_watchdog(WATCHDOG_S, &phase, kill_children);
 	snprintf(cmdline, sizeof(cmdline), "insmod /modules/gcaps.ko max_clients_per_user=%d",
 		 PER_USER);
 	sh(cmdline);

@@ -31,20 +31,13 @@
 #include <unistd.h>
 #include "../../../uapi/linux/gcaps.h"
 #include "../../../module/simgpu/gcaps_simgpu.h"
+#include "../lib/vmtest.h"
 
 struct shared {
 	volatile int b_ready, go, w_done, result;
 	volatile uint64_t w_end_ns;
 };
-static struct shared *sh;
-
-static uint64_t ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
+static struct shared *shm;
 
 static void rt(int cpu, int prio)
 {
@@ -101,7 +94,7 @@ static void proc_w(void)
 	g = open("/dev/gcaps", O_RDWR);
 	t0 = tsg(&id0);
 	t1 = tsg(&id1);
-	while (!sh->b_ready)
+	while (!shm->b_ready)
 		usleep(1000);
 	usleep(100000);		/* gcaps applied the TSG events */
 	if (g < 0 || ioctl(g, GCAPS_IOC_SEG_BEGIN, &b) || b.state != GCAPS_STATE_RUNNING) {
@@ -110,11 +103,11 @@ static void proc_w(void)
 	}
 	printf("W: segment open with TSGs %d and %d; closing TSG %d\n", id0, id1, id0);
 	close(t0);
-	sh->go = 1;
-	until = ns() + 300000000ull;	/* CPU 0 busy: the kworker queued here waits */
-	while (ns() < until)
+	shm->go = 1;
+	until = now_ns() + 300000000ull;	/* CPU 0 busy: the kworker queued here waits */
+	while (now_ns() < until)
 		;
-	sh->w_end_ns = ns();
+	shm->w_end_ns = now_ns();
 	if (ioctl(g, GCAPS_IOC_SEG_END, &e))
 		printf("FAIL: W's end: %s\n", strerror(errno));
 	close(t1);
@@ -131,11 +124,11 @@ static void proc_b(void)
 
 	rt(1, 40);
 	t2 = tsg(&id2);
-	sh->b_ready = 1;
-	while (!sh->go)
+	shm->b_ready = 1;
+	while (!shm->go)
 		;
 	t = tsg(&id);
-	t_open = ns();
+	t_open = now_ns();
 	on = listed(t, id);
 	printf("B: reopened TSG id %d (its other TSG: %d); on the runlist right after: %s\n", id,
 	       id2, on ? "yes" : "no");
@@ -148,20 +141,20 @@ static void proc_b(void)
 	/* Poll (sleeping 100 us between polls: RUNLIST takes the driver's runlist lock, which a
 	 * SCHED_FIFO caller polling without pause would keep from gcaps's kworker) until the work
 	 * finished and the TSG left the runlist, 2 s at most. */
-	while (ns() < deadline && !(done && t_gone)) {
+	while (now_ns() < deadline && !(done && t_gone)) {
 		if (!done && !(ioctl(t, SIMGPU_IOC_WAIT, &w) && errno == EAGAIN))
 			done = 1;
 		if (!t_gone && listed(t, id) == 0)
-			t_gone = ns();
+			t_gone = now_ns();
 		usleep(100);
 	}
 	printf("B: TSG %d left the runlist %.1f ms after its open; B's 5 ms of GPU work ran "
 	       "%.1f..%.1f ms after its open; W's segment %s\n", id,
 	       t_gone ? (t_gone - t_open) / 1e6 : -1.0, (w.done.start_ns - t_open) / 1e6,
 	       (w.done.end_ns - t_open) / 1e6,
-	       sh->w_end_ns ? "ended meanwhile" : "still open when B's work finished");
-	sh->result = on || (w.done.end_ns && !sh->w_end_ns) ||
-		     (sh->w_end_ns && w.done.start_ns < sh->w_end_ns);
+	       shm->w_end_ns ? "ended meanwhile" : "still open when B's work finished");
+	shm->result = on || (w.done.end_ns && !shm->w_end_ns) ||
+		     (shm->w_end_ns && w.done.start_ns < shm->w_end_ns);
 	close(t);
 	close(t2);
 	_exit(0);
@@ -173,8 +166,8 @@ int main(void)
 	int st;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED || system("insmod /modules/gcaps.ko") ||
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm == MAP_FAILED || system("insmod /modules/gcaps.ko") ||
 	    system("insmod /modules/gcaps_simgpu.ko max_tsgs=3"))
 		return 1;
 	pw = fork();
@@ -188,7 +181,7 @@ int main(void)
 	waitpid(pw, &st, 0);
 	if (system("rmmod gcaps_simgpu") || system("rmmod gcaps"))
 		return 1;
-	if (sh->result) {
+	if (shm->result) {
 		printf("FAIL: another process's TSG was listed (and ran) inside W's real-time "
 		       "segment\n");
 		return 1;

@@ -7,6 +7,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod device;
 mod histogram_svg;
 mod output;
 mod perfetto;

@@ -1,7 +1,14 @@
-//! Output helpers shared by the commands: durations for people, stdout and file writes with
-//! one-line errors.
+//! Output helpers shared by the commands: the table/JSON choice, durations for people, stdout
+//! and file writes with one-line errors.
 use std::io::{ErrorKind, Write as _};
 use std::path::Path;
+
+/// `--format` of the commands that print a report (`status`, `stats`).
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+}
 
 /// A duration in ns with three significant digits and a unit (`512 ns`, `2.05 µs`, `16.4 µs`,
 /// `1.05 ms`, `3.00 s`).

@@ -1,8 +1,9 @@
 //! `gcapsctl stats`: the module's counters and the update-delay histogram as a table, as JSON,
 //! and as an SVG figure (`--svg`, like the GCAPS paper's Fig. 12).
+use crate::device::DeviceArg;
 use crate::histogram_svg;
-use crate::output::{human_ns, write_file, write_stdout};
-use libgcaps::{DelayHistogram, Gcaps, Stats, DEVICE_PATH};
+use crate::output::{human_ns, write_file, write_stdout, Format};
+use libgcaps::{DelayHistogram, Stats};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -20,19 +21,12 @@ pub struct Args {
     /// Also draw the update-delay histogram into this SVG file.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
-    /// The gcaps device node.
-    #[arg(long, default_value = DEVICE_PATH, value_name = "PATH")]
-    device: String,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Format {
-    Table,
-    Json,
+    #[command(flatten)]
+    device: DeviceArg,
 }
 
 pub fn run(args: Args) -> Result<(), String> {
-    let gcaps = Gcaps::open_path(&args.device).map_err(|e| e.to_string())?;
+    let gcaps = args.device.open()?;
     let stats = if args.reset {
         gcaps.reset_stats()
     } else {

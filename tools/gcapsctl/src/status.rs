@@ -1,6 +1,7 @@
 //! `gcapsctl status`: module and backend version, every client, the eligible TSG set.
-use crate::output::write_stdout;
-use libgcaps::{Gcaps, List, Version, DEVICE_PATH};
+use crate::device::DeviceArg;
+use crate::output::{write_stdout, Format};
+use libgcaps::{List, Version};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -9,19 +10,12 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
-    /// The gcaps device node.
-    #[arg(long, default_value = DEVICE_PATH, value_name = "PATH")]
-    device: String,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Format {
-    Table,
-    Json,
+    #[command(flatten)]
+    device: DeviceArg,
 }
 
 pub fn run(args: Args) -> Result<(), String> {
-    let gcaps = Gcaps::open_path(&args.device).map_err(|e| e.to_string())?;
+    let gcaps = args.device.open()?;
     let version = gcaps.version().map_err(|e| e.to_string())?;
     let list = gcaps.list().map_err(|e| e.to_string())?;
     // gcapsctl's own client (opened only to ask) is not part of the picture.

@@ -1,9 +1,10 @@
 //! `gcapsctl trace`: dumps the module's trace ring (`--format text|json`), follows it
 //! (`--follow`: new events as they come, lost ones reported in-band), or writes it as a
 //! Perfetto / Chrome trace JSON (`--perfetto FILE`, see [`crate::perfetto`]).
+use crate::device::DeviceArg;
 use crate::output::{human_ns, write_file, write_stdout};
 use crate::perfetto::{self, Drop};
-use libgcaps::{Gcaps, TraceBuf, TraceEvent, DEVICE_PATH};
+use libgcaps::{Gcaps, TraceBuf, TraceEvent};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -25,9 +26,8 @@ pub struct Args {
     #[arg(long, default_value_t = 100, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..=60_000))]
     interval: u64,
-    /// The gcaps device node.
-    #[arg(long, default_value = DEVICE_PATH, value_name = "PATH")]
-    device: String,
+    #[command(flatten)]
+    device: DeviceArg,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -40,7 +40,7 @@ enum Format {
 const BATCH: usize = 256;
 
 pub fn run(args: Args) -> Result<(), String> {
-    let gcaps = Gcaps::open_path(&args.device).map_err(|e| e.to_string())?;
+    let gcaps = args.device.open()?;
     let mut names = Names::new(&gcaps);
     let mut buf = TraceBuf::with_capacity(BATCH);
     let dump = read_all(&gcaps, 0, &mut buf)?;
