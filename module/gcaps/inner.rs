@@ -236,13 +236,15 @@ impl Inner {
             self.published = d;
             self.publish();
         }
+        // A freed slot keeps no handle (all-zero), and 0 is also a valid handle (the policy's
+        // first client): only a slot in use can still be the running one.
         let run = self.policy.running_rt().map(ClientId::to_raw);
-        if run
-            != self
-                .running
-                .and_then(|s| self.clients.get(s))
-                .map(|c| c.handle)
-        {
+        let cached = self
+            .running
+            .and_then(|s| self.clients.get(s))
+            .filter(|c| c.in_use)
+            .map(|c| c.handle);
+        if run != cached {
             self.running =
                 run.and_then(|h| self.clients.iter().position(|c| c.in_use && c.handle == h));
         }

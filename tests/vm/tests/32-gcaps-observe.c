@@ -298,6 +298,35 @@ static void test_scenario(void)
 	CHECK(s.ends_by_close == 1 && s.clients_now == 1 && s.clients_max == 3,
 	      "ends_by_close %llu clients %u max %u", (unsigned long long)s.ends_by_close,
 	      s.clients_now, s.clients_max);
+
+	/*
+	 * Closing the running segment hands the GPU back to the one it preempted: CLOSE (ENDED,
+	 * low now runs), then RESUME low. Low is the module's first client, so its policy handle
+	 * is 0, the value a freed slot holds: the module must not mistake the freed slot for it.
+	 */
+	fh = open_dev();
+	hi = client_id(fh);
+	head = trace_head(fl);
+	set_fifo(10);
+	CHECK(seg_begin(fl, 0) == 0 && seg_begin(fh, 20) == 0, "low, then high begin");
+	close(fh);
+	CHECK(seg_end(fl) == 0, "low end after high's close");
+	set_fifo(0);
+	r = trace(fl, head, ev, 32);
+	CHECK(r.events_count == 6 && ev[2].kind == GCAPS_TRACE_PREEMPT && ev[2].client_id == lo &&
+	      ev[3].kind == GCAPS_TRACE_CLOSE && ev[3].client_id == hi &&
+	      ev[3].flags == GCAPS_TRACE_F_ENDED && ev[3].running_client_id == lo &&
+	      ev[4].kind == GCAPS_TRACE_RESUME && ev[4].client_id == lo &&
+	      ev[4].running_client_id == lo && ev[5].kind == GCAPS_TRACE_END &&
+	      ev[5].client_id == lo && ev[5].running_client_id == 0,
+	      "close of the running segment: events wrong (%u events)", r.events_count);
+	if (r.events_count != 6 || ev[4].kind != GCAPS_TRACE_RESUME)
+		dump(ev, r.events_count);
+	s = stats(fl, 0);
+	CHECK(s.preemptions == 2 && s.resumes == 2 && s.ends_by_close == 2,
+	      "preemptions %llu resumes %llu ends_by_close %llu, want 2 2 2",
+	      (unsigned long long)s.preemptions, (unsigned long long)s.resumes,
+	      (unsigned long long)s.ends_by_close);
 	close(fl);
 }
 
