@@ -266,8 +266,7 @@ impl State {
         if stride < uapi::TRACE_EVENT_SIZE_VER0 {
             return Err(EINVAL);
         }
-        let base = t.events_ptr as usize;
-        let mut addr = base;
+        let mut addr = t.events_ptr as usize;
         let (pos, n) = self.trace.read(t.from_seq, t.events_cap as usize, |ev| {
             glue::write_arg(addr, ev, stride)?;
             addr = addr.checked_add(stride).ok_or(EFAULT)?;

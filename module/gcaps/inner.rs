@@ -130,8 +130,6 @@ pub(crate) struct Inner {
     bound: bool,
     /// Client slot of the running real-time segment (`policy.running_rt()`), kept by `sync`.
     running: Option<usize>,
-    /// TSGs that exist (`tsgs[t].exists`).
-    tsgs_now: u32,
     pub(crate) be: Backend,
     pub(crate) counters: Counters,
 }
@@ -277,19 +275,25 @@ impl Inner {
     /// A trace event about client `slot` (0/none for driver events), with the decision now.
     fn event(&self, kind: u32, slot: Option<usize>) -> TraceEvent {
         let c = slot.and_then(|s| self.clients.get(s)).filter(|c| c.in_use);
-        let r = self.running.and_then(|s| self.clients.get(s));
-        TraceEvent {
-            time_ns: now_ns(),
+        let mut ev = TraceEvent {
             client_id: c.map_or(0, |c| c.id),
             tgid: c.map_or(0, |c| c.tgid),
-            running_client_id: r.map_or(0, |c| c.id),
-            running_tgid: r.map_or(0, |c| c.tgid),
-            generation: self.published.generation,
             kind,
             effective_priority: c.map_or(0, |c| self.effective_of(c)),
             comm: c.map_or([0; 16], |c| c.comm),
             ..TraceEvent::default()
-        }
+        };
+        self.stamp(&mut ev);
+        ev
+    }
+
+    /// Sets `ev`'s time and the decision now (running client, generation).
+    fn stamp(&self, ev: &mut TraceEvent) {
+        let r = self.running.and_then(|s| self.clients.get(s));
+        ev.time_ns = now_ns();
+        ev.running_client_id = r.map_or(0, |c| c.id);
+        ev.running_tgid = r.map_or(0, |c| c.tgid);
+        ev.generation = self.published.generation;
     }
 
     /// Effective GPU priority of `c`'s open segment (0: none or best-effort).
@@ -391,13 +395,9 @@ impl Inner {
         if let Some(c) = self.clients.get_mut(s) {
             *c = Client::default();
         }
-        let submit = self.sync(false);
-        let after = self.event(0, None);
-        ev.flags |= submit.trace_flags();
-        ev.time_ns = after.time_ns;
-        ev.generation = after.generation;
-        ev.running_client_id = after.running_client_id;
-        ev.running_tgid = after.running_tgid;
+        ev.flags |= self.sync(false).trace_flags();
+        // The client is gone: its fields were taken before, the decision is the one after.
+        self.stamp(&mut ev);
         tr.record(ev);
         self.handover(s, prev, &ev, tr);
     }
@@ -465,6 +465,11 @@ impl Inner {
         Ok(())
     }
 
+    /// TSGs the driver reported (the policy's set: O(T/64)). At most 1024.
+    fn tsgs_now(&self) -> u32 {
+        self.policy.tsgs().len() as u32
+    }
+
     fn clients_now(&self) -> u32 {
         // At most `MAX_CLIENTS = 128`.
         self.clients.iter().filter(|c| c.in_use).count() as u32
@@ -485,14 +490,14 @@ impl Inner {
         out.resumes = c.resumes;
         out.submit_timeouts = c.submit_timeouts;
         out.recoveries = c.recoveries;
-        out.tsgs_now = self.tsgs_now;
+        out.tsgs_now = self.tsgs_now();
         out.tsgs_max = c.tsgs_max;
         out.delay = c.delay;
         if reset {
             self.counters = Counters {
                 events: c.events,
                 clients_max: out.clients_now,
-                tsgs_max: self.tsgs_now,
+                tsgs_max: out.tsgs_now,
                 ..Counters::default()
             };
         }
@@ -598,13 +603,11 @@ impl Inner {
         self.sync(force);
     }
 
-    /// A TSG appears or disappears: counts it and records it (owner's client if it has one).
+    /// A TSG appeared or disappeared: records it (with its owner's client if it has one) and
+    /// the new maximum count.
     fn tsg_counted(&mut self, kind: u32, t: u32, tgid: i32, key: ProcessKey, tr: &TraceRing) {
         if kind == uapi::TRACE_TSG_NEW {
-            self.tsgs_now += 1;
-            self.counters.tsgs_max = self.counters.tsgs_max.max(self.tsgs_now);
-        } else {
-            self.tsgs_now = self.tsgs_now.saturating_sub(1);
+            self.counters.tsgs_max = self.counters.tsgs_max.max(self.tsgs_now());
         }
         let owner = self.clients.iter().position(|c| c.in_use && c.key == key);
         let mut ev = self.event(kind, owner);
@@ -680,7 +683,6 @@ impl Inner {
                 *m = Tsg::default();
             }
         }
-        self.tsgs_now = 0;
         self.sync(false);
     }
 
