@@ -267,16 +267,16 @@ impl State {
             return Err(EINVAL);
         }
         let mut addr = t.events_ptr as usize;
-        let (pos, n) = self.trace.read(t.from_seq, t.events_cap as usize, |ev| {
+        let pos = self.trace.read(t.from_seq, t.events_cap as usize, |ev| {
             glue::write_arg(addr, ev, stride)?;
             addr = addr.checked_add(stride).ok_or(EFAULT)?;
             Ok(())
         })?;
-        t.events_count = n as u32;
+        t.events_count = pos.count as u32;
         t.ring_size = self.trace.capacity();
         t.next_seq = pos.next_seq;
         t.dropped = pos.dropped;
-        t.overwritten = self.trace.overwritten();
+        t.overwritten = pos.overwritten;
         glue::write_arg(arg, &t, size)
     }
 

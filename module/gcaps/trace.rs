@@ -39,12 +39,15 @@ impl Ring {
 }
 
 /// What a reader gets besides the events.
-#[derive(Default)]
 pub(crate) struct ReadPosition {
     /// Sequence number to continue from.
     pub(crate) next_seq: u64,
     /// Events from the reader's position on that were overwritten before it read them.
     pub(crate) dropped: u64,
+    /// Events overwritten since load (as of the last look at the ring).
+    pub(crate) overwritten: u64,
+    /// Events handed out.
+    pub(crate) count: usize,
 }
 
 /// The trace ring and its lock.
@@ -66,12 +69,6 @@ impl TraceRing {
         u32::try_from(self.ring.lock().slots.len()).unwrap_or(u32::MAX)
     }
 
-    /// Events overwritten since load.
-    pub(crate) fn overwritten(&self) -> u64 {
-        let r = self.ring.lock();
-        r.oldest() - 1
-    }
-
     /// Records `ev` (its `seq` is assigned here). The caller holds the update lock, which is
     /// what orders the events; `time_ns` must be read under it too.
     pub(crate) fn record(&self, mut ev: TraceEvent) {
@@ -89,22 +86,24 @@ impl TraceRing {
     /// Hands at most `max` events from `from_seq` on (0: the oldest held) to `out`, oldest
     /// first, one at a time (the ring lock is held only for the copy of one event into a
     /// local, never while `out` runs). Events overwritten while the reader was behind are
-    /// counted in `dropped` and skipped. Returns the position and the number handed out.
+    /// counted in `dropped` and skipped.
     pub(crate) fn read(
         &self,
         from_seq: u64,
         max: usize,
         mut out: impl FnMut(&TraceEvent) -> Result,
-    ) -> Result<(ReadPosition, usize)> {
+    ) -> Result<ReadPosition> {
         let mut pos = ReadPosition {
             next_seq: from_seq,
             dropped: 0,
+            overwritten: 0,
+            count: 0,
         };
-        let mut n = 0;
         loop {
             let ev = {
                 let r = self.ring.lock();
                 let oldest = r.oldest();
+                pos.overwritten = oldest - 1;
                 if pos.next_seq == 0 {
                     pos.next_seq = oldest;
                 } else if pos.next_seq < oldest {
@@ -114,18 +113,18 @@ impl TraceRing {
                 if pos.next_seq >= r.next_seq {
                     // Nothing newer; a position beyond the head is brought back to it.
                     pos.next_seq = r.next_seq;
-                    return Ok((pos, n));
+                    return Ok(pos);
                 }
-                if n == max {
-                    return Ok((pos, n));
+                if pos.count == max {
+                    return Ok(pos);
                 }
                 match r.index(pos.next_seq).and_then(|i| r.slots.get(i)) {
                     Some(ev) => *ev,
-                    None => return Ok((pos, n)),
+                    None => return Ok(pos),
                 }
             };
             out(&ev)?;
-            n += 1;
+            pos.count += 1;
             pos.next_seq += 1;
         }
     }
