@@ -255,6 +255,12 @@ static DEFINE_RAW_SPINLOCK(gcaps_snap_wlock);
 static seqcount_raw_spinlock_t gcaps_snap_seq = SEQCNT_RAW_SPINLOCK_ZERO(gcaps_snap_seq,
 									 &gcaps_snap_wlock);
 static struct gcaps_be_eligible gcaps_snap = { .all = true };
+/*
+ * TSG ids released since gcaps last applied the TSG events (under gcaps_snap_wlock). They are
+ * kept off the published set until then, whatever a publish in between says: the update
+ * lock's decision may still count the released TSG as its old owner's.
+ */
+static DECLARE_BITMAP(gcaps_snap_released, GCAPS_BE_MAX_TSGS);
 
 void gcaps_glue_publish(u64 generation, bool all, const u64 *words)
 {
@@ -268,7 +274,7 @@ void gcaps_glue_publish(u64 generation, bool all, const u64 *words)
 	gcaps_snap.generation = generation;
 	gcaps_snap.all = all;
 	for (i = 0; i < ARRAY_SIZE(gcaps_snap.bits); i++)
-		gcaps_snap.bits[i] = words[i];
+		gcaps_snap.bits[i] = words[i] & ~gcaps_snap_released[i];
 	write_seqcount_end(&gcaps_snap_seq);
 	raw_spin_unlock_irqrestore(&gcaps_snap_wlock, flags);
 }
@@ -276,20 +282,42 @@ void gcaps_glue_publish(u64 generation, bool all, const u64 *words)
 /*
  * A TSG was released: its id stops being eligible now, not when gcaps applies the event. The
  * driver may hand the id to another process's new TSG before then, and that TSG must not
- * inherit the old one's place on the runlist (policy rule 2). Only clears a bit (the update
- * lock's next publish writes the whole set again), so the generation stays: nothing the
- * decision allows becomes eligible. Any context (the driver's runlist lock may be held).
+ * inherit the old one's place on the runlist (policy rule 2). The id stays off every publish
+ * until gcaps_glue_take_released() hands it to the update lock's holder, which applies the
+ * release (and then knows the published set lacks it). Only clears a bit, so the generation
+ * stays: nothing the decision allows becomes eligible. Any context (the driver's runlist lock
+ * may be held).
  */
 static void gcaps_snap_forget_tsg(u32 tsgid)
 {
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&gcaps_snap_wlock, flags);
+	__set_bit(tsgid, gcaps_snap_released);
 	if (!gcaps_snap.all && test_bit(tsgid, gcaps_snap.bits)) {
 		write_seqcount_begin(&gcaps_snap_seq);
 		__clear_bit(tsgid, gcaps_snap.bits);
 		write_seqcount_end(&gcaps_snap_seq);
 	}
+	raw_spin_unlock_irqrestore(&gcaps_snap_wlock, flags);
+}
+
+/*
+ * The ids released since the last call, into `words` (GCAPS_BE_MAX_TSGS / 64 entries), and
+ * forgets them. Called with the update lock held *before* draining the TSG event table: a
+ * release is put in the table before its id is marked here, so every id taken here has its
+ * event drained right after.
+ */
+void gcaps_glue_take_released(u64 *words)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	assert_update_lock_held();
+	raw_spin_lock_irqsave(&gcaps_snap_wlock, flags);
+	for (i = 0; i < ARRAY_SIZE(gcaps_snap.bits); i++)
+		words[i] = gcaps_snap_released[i];
+	bitmap_zero(gcaps_snap_released, GCAPS_BE_MAX_TSGS);
 	raw_spin_unlock_irqrestore(&gcaps_snap_wlock, flags);
 }
 
@@ -363,9 +391,10 @@ static void gcaps_be_tsg_update(struct gcaps_backend *be, const struct gcaps_be_
 
 static void gcaps_be_tsg_release(struct gcaps_backend *be, u32 tsgid)
 {
+	/* The event first, then the mark (see gcaps_glue_take_released()). */
+	gcaps_ev_put(tsgid, NULL, false);
 	if (tsgid < GCAPS_BE_MAX_TSGS)
 		gcaps_snap_forget_tsg(tsgid);
-	gcaps_ev_put(tsgid, NULL, false);
 }
 
 static void gcaps_be_recovered(struct gcaps_backend *be)

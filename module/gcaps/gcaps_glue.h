@@ -78,6 +78,8 @@ int gcaps_glue_copy_struct_from_user(void *dst, size_t ksize, unsigned long src,
 
 /* Published decision (update lock held). `words` has GCAPS_BE_MAX_TSGS / 64 entries. */
 void gcaps_glue_publish(u64 generation, bool all, const u64 *words);
+/* TSG ids released since the last call (kept off every publish until taken); update lock held. */
+void gcaps_glue_take_released(u64 *words);
 
 /* TSG event table. */
 bool gcaps_glue_ev_next(struct gcaps_ev *out);

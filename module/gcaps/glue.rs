@@ -70,6 +70,7 @@ extern "C" {
         usize: usize,
     ) -> c_int;
     fn gcaps_glue_publish(generation: u64, all: bool, words: *const u64);
+    fn gcaps_glue_take_released(words: *mut u64);
     fn gcaps_glue_ev_next(out: *mut TsgEvent) -> bool;
     fn gcaps_glue_ev_take_recovered() -> bool;
     fn gcaps_glue_ev_pending() -> bool;
@@ -375,6 +376,16 @@ impl Backend {
         // SAFETY: Update lock held (`&mut self` is reachable only through the guard);
         // `words` has the 16 words the C side reads.
         unsafe { gcaps_glue_publish(generation, all, words.as_ptr()) };
+    }
+
+    /// The TSG ids released since the last call: the C side cleared them in the published set
+    /// and keeps them off every publish until they are taken here. Take them before draining
+    /// the event table (their release events are in it by then).
+    pub(crate) fn take_released(&mut self) -> [u64; 16] {
+        let mut words = [0; 16];
+        // SAFETY: Update lock held; `words` has the 16 words the C side writes.
+        unsafe { gcaps_glue_take_released(words.as_mut_ptr()) };
+        words
     }
 
     /// The next dirty TSG of the event table, if any.

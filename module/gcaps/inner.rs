@@ -9,7 +9,10 @@
 //! * `published` equals `policy.decision()` in `all` and `eligible` (every mutation ends with
 //!   [`Inner::sync`]); its `generation` is the module's own counter, bumped on every change of
 //!   what a driver filtering through the snapshot would list (also when `all` flips while no
-//!   TSG exists, which the policy does not count as a change of its eligible set).
+//!   TSG exists, which the policy does not count as a change of its eligible set). It mirrors
+//!   the C side's snapshot, which may lack TSG ids the driver released since the last
+//!   [`Inner::apply_events`] (kept off until then); that call removes them from the mirror
+//!   too, before it applies their releases.
 //! * A client slot is `in_use` iff its `/dev/gcaps` file is open; its `handle` names a
 //!   registered policy client whose key is `key`.
 //! * `tsgs[t].exists` iff the policy has TSG `t` (`policy.tsgs()`), with owner key `key`.
@@ -591,6 +594,14 @@ impl Inner {
     /// Applies every pending TSG event (at most one per TSG id) and, after a reported
     /// recovery, forces a resubmit. Ends with [`Inner::sync`].
     pub(crate) fn apply_events(&mut self, tr: &TraceRing) {
+        // Released ids are off the published set (the C side cleared them): say so in its
+        // mirror, so that `sync` republishes an id that is eligible again (e.g. the winner
+        // reopened a TSG that got the same id).
+        for (w, word) in self.be.take_released().iter().enumerate() {
+            for b in (0..64u32).filter(|b| word & (1 << b) != 0) {
+                self.published.eligible.remove(w as u32 * 64 + b);
+            }
+        }
         while let Some(ev) = self.be.next_event() {
             self.counters.events += 1;
             self.apply(&ev, tr);

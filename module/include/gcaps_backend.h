@@ -89,7 +89,8 @@ struct gcaps_be_calls {
 	/*
 	 * A TSG was released. Its id stops being eligible in the published set at once (before
 	 * gcaps applies the event), so the driver may reuse the id for a new TSG right after this
-	 * returns: the new TSG is not eligible until gcaps has applied its tsg_update. Never sleeps.
+	 * returns: the new TSG is not eligible until gcaps has applied the release and its
+	 * tsg_update (then it is, if its owner runs). Never sleeps.
 	 */
 	void (*tsg_release)(struct gcaps_backend *be, u32 tsgid);
 	/* The driver recovered (engines reset, runlist cleared): gcaps resubmits soon. Never sleeps. */

@@ -15,6 +15,11 @@
  * free id), reads the runlist and submits 5 ms of GPU work, polling for its completion (keeping
  * CPU 1 busy). Expected (rule 2 of docs/policy.md): TSG 0 is not listed and B's work does not
  * run before W's segment ends. With the bug: listed, and B's work completes inside W's segment.
+ *
+ * Second part (the other side of the same mechanism): the winner itself closes its only TSG and
+ * at once opens a new one, which gets the same id, before gcaps has applied the release (its
+ * kworker is queued behind the winner on CPU 0). The new TSG is the winner's, so it must become
+ * eligible and its work must run inside the segment (within 1 s).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -160,6 +165,47 @@ static void proc_b(void)
 	_exit(0);
 }
 
+/* The winner closes and reopens its only TSG (same id, same owner) inside its segment. */
+static int winner_reopens(void)
+{
+	struct gcaps_seg_begin b = { .size = sizeof(b) };
+	struct gcaps_seg_end e = { .size = sizeof(e) };
+	struct simgpu_submit s = { .size = sizeof(s), .exec_ns = 2000000 };
+	struct simgpu_wait w = { .size = sizeof(w), .flags = SIMGPU_WAIT_POLL };
+	uint64_t t_open, deadline;
+	int g, t, id, id2, done = 0;
+
+	rt(0, 50);
+	g = open("/dev/gcaps", O_RDWR);
+	t = tsg(&id);
+	usleep(100000);		/* gcaps applied the TSG event */
+	if (g < 0 || ioctl(g, GCAPS_IOC_SEG_BEGIN, &b) || b.state != GCAPS_STATE_RUNNING) {
+		printf("FAIL: the winner's begin: %s, state %u\n", strerror(errno), b.state);
+		return 1;
+	}
+	close(t);		/* no sleep in between: the kworker on CPU 0 waits behind us */
+	t = tsg(&id2);
+	t_open = now_ns();
+	if (id2 != id || ioctl(t, SIMGPU_IOC_SUBMIT, &s)) {
+		printf("FAIL: reopened TSG id %d (was %d), submit: %s\n", id2, id, strerror(errno));
+		return 1;
+	}
+	w.seqno = s.seqno;
+	deadline = t_open + 1000000000ull;
+	while (now_ns() < deadline && !done) {
+		if (!(ioctl(t, SIMGPU_IOC_WAIT, &w) && errno == EAGAIN))
+			done = 1;
+		usleep(100);
+	}
+	printf("winner: reopened TSG %d; its 2 ms of work %s\n", id2,
+	       done ? "ran inside its segment" : "did not run within 1 s");
+	if (ioctl(g, GCAPS_IOC_SEG_END, &e))
+		printf("FAIL: the winner's end: %s\n", strerror(errno));
+	close(t);
+	close(g);
+	return done ? 0 : 1;
+}
+
 int main(void)
 {
 	pid_t pw, pb;
@@ -187,5 +233,18 @@ int main(void)
 		return 1;
 	}
 	printf("ok: the reused id was not eligible inside W's segment\n");
+	if (system("insmod /modules/gcaps.ko") || system("insmod /modules/gcaps_simgpu.ko max_tsgs=1"))
+		return 1;
+	pw = fork();
+	if (pw == 0)
+		_exit(winner_reopens());
+	if (waitpid(pw, &st, 0) != pw || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		printf("FAIL: the winner's reopened TSG did not become eligible in its segment\n");
+		system("rmmod gcaps_simgpu; rmmod gcaps");
+		return 1;
+	}
+	if (system("rmmod gcaps_simgpu") || system("rmmod gcaps"))
+		return 1;
+	printf("ok: the winner's reopened TSG ran inside its segment\n");
 	return 0;
 }
