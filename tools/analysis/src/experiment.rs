@@ -317,15 +317,29 @@ impl Worker {
         x: f64,
         index: u64,
     ) -> u64 {
-        let mut rng = ChaCha8Rng::seed_from_u64(sweep.taskset_seed(seed, x, index));
-        generate_into(params, &mut rng, &mut self.scratch, &mut self.ts);
+        let ts = self.generate(sweep, params, seed, x, index);
         let mut mask = 0u64;
         for (j, s) in sweep.series.iter().enumerate() {
-            if s.check(&self.ts) {
+            if s.check(ts) {
                 mask |= 1 << j;
             }
         }
         mask
+    }
+
+    /// Generates taskset `index` of point `x` (the one [`Worker::evaluate`] checks, from the
+    /// seed [`Sweep::taskset_seed`]) into the worker's buffer.
+    pub fn generate(
+        &mut self,
+        sweep: &Sweep,
+        params: &GenParams,
+        seed: u64,
+        x: f64,
+        index: u64,
+    ) -> &Taskset {
+        let mut rng = ChaCha8Rng::seed_from_u64(sweep.taskset_seed(seed, x, index));
+        generate_into(params, &mut rng, &mut self.scratch, &mut self.ts);
+        &self.ts
     }
 
     /// The last generated taskset.

@@ -4,14 +4,11 @@
 //! an upper bound on what a sound analysis of that policy and mode can accept (with the
 //! set's own GPU priorities: the simulated sets use GPU = CPU priorities).
 
-use gcaps_analysis::experiment::{format_x, PointResult, Sweep};
-use gcaps_analysis::generate::{generate_into, GenParams, Scratch};
-use gcaps_analysis::model::{Platform, Taskset};
+use gcaps_analysis::experiment::{format_x, PointResult, Sweep, Worker};
+use gcaps_analysis::generate::GenParams;
 use gcaps_sim::search::explore;
 use gcaps_sim::soundness::{default_search, PAIRS};
 use gcaps_sim::{Config, SimModel};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 /// Series names, in `PAIRS` order.
 pub const NAMES: [&str; 4] = [
@@ -21,27 +18,10 @@ pub const NAMES: [&str; 4] = [
     "sim_gcaps_suspend",
 ];
 
-/// Per-thread state.
+/// Per-thread state: the analysis's worker, which generates the same tasksets.
+#[derive(Default)]
 pub struct SimWorker {
-    scratch: Scratch,
-    ts: Taskset,
-}
-
-impl Default for SimWorker {
-    fn default() -> Self {
-        SimWorker {
-            scratch: Scratch::default(),
-            ts: Taskset {
-                platform: Platform {
-                    cpus: 1,
-                    epsilon: 0,
-                    theta: 0,
-                    timeslice: 1,
-                },
-                tasks: Vec::new(),
-            },
-        }
-    }
+    gen: Worker,
 }
 
 impl SimWorker {
@@ -57,12 +37,11 @@ impl SimWorker {
         index: u64,
         runs: u32,
     ) -> u64 {
-        let mut rng = ChaCha8Rng::seed_from_u64(sweep.taskset_seed(seed, x, index));
-        generate_into(params, &mut rng, &mut self.scratch, &mut self.ts);
-        let Ok(model) = SimModel::from_taskset(&self.ts) else {
+        let ts = self.gen.generate(sweep, params, seed, x, index);
+        let Ok(model) = SimModel::from_taskset(ts) else {
             return 0;
         };
-        let mut search = default_search(&self.ts, sweep.taskset_seed(seed, x, index), runs);
+        let mut search = default_search(ts, sweep.taskset_seed(seed, x, index), runs);
         search.stop_on_miss = true;
         let mut mask = 0;
         for (k, &(p, m)) in PAIRS.iter().enumerate() {
