@@ -1,5 +1,6 @@
 //! A small hand-written SVG line chart for the schedulability sweeps.
 
+use gcaps_sim::svg::xml;
 use std::fmt::Write;
 
 /// A line chart: one line with markers per series over shared x values.
@@ -31,13 +32,6 @@ const LEFT: f64 = 80.0;
 const RIGHT: f64 = W - 210.0;
 const TOP: f64 = 76.0;
 const BOTTOM: f64 = H - 70.0;
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 fn fmt_num(x: f64) -> String {
     let s = format!("{:.3}", x);
@@ -104,12 +98,12 @@ pub fn render(c: &Chart) -> String {
     let _ = writeln!(
         o,
         r#"<text x="{mid}" y="30" font-size="19" font-weight="bold" text-anchor="middle">{}</text>"#,
-        esc(c.title)
+        xml(c.title)
     );
     let _ = writeln!(
         o,
         r##"<text x="{mid}" y="52" font-size="13" fill="#444" text-anchor="middle">{}</text>"##,
-        esc(c.subtitle)
+        xml(c.subtitle)
     );
 
     let (xmin, xmax) =
@@ -174,13 +168,13 @@ pub fn render(c: &Chart) -> String {
         o,
         r#"<text x="{mid}" y="{:.1}" font-size="15" text-anchor="middle">{}</text>"#,
         BOTTOM + 48.0,
-        esc(c.x_label)
+        xml(c.x_label)
     );
     let ymid = (TOP + BOTTOM) / 2.0;
     let _ = writeln!(
         o,
         r#"<text x="24" y="{ymid}" font-size="15" text-anchor="middle" transform="rotate(-90 24 {ymid})">{}</text>"#,
-        esc(c.y_label)
+        xml(c.y_label)
     );
 
     // Series: polyline then markers.
@@ -235,7 +229,7 @@ pub fn render(c: &Chart) -> String {
             r#"<text x="{:.1}" y="{:.1}" font-size="14">{}</text>"#,
             lx + 52.0,
             y + 5.0,
-            esc(name)
+            xml(name)
         );
     }
     o.push_str("</svg>\n");

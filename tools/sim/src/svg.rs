@@ -16,7 +16,8 @@ pub fn colour(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
 
-fn xml(s: &str) -> String {
+/// Text for XML character data and attribute values (the SVG writers of the workspace use it).
+pub fn xml(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
