@@ -26,7 +26,8 @@ pub struct Stats {
     pub begins: u64,
     /// Successful SEG_END calls.
     pub ends: u64,
-    /// Open segments ended by close, exit or kill.
+    /// Open segments ended because their client went (close of the file's last reference,
+    /// or the exit or kill of the owning process).
     pub ends_by_close: u64,
     /// Runlist resubmits asked of the backend.
     pub submits: u64,
@@ -50,6 +51,11 @@ pub struct Stats {
     pub rejected: [u64; uapi::GCAPS_REJ_NR as usize],
     /// The runlist update delay (epsilon).
     pub delay: DelayHistogram,
+    /// Segments open when `begins`/`ends`/`ends_by_close` were last reset (0 since load).
+    pub open_at_reset: u64,
+    /// Segments open now. Always `open_at_reset + begins == ends + ends_by_close +
+    /// segments_open` (see [`Stats::balanced`]).
+    pub segments_open: u64,
 }
 
 /// The update-delay histogram: log2 buckets in nanoseconds (see [`DelayHistogram::bounds_ns`]).
@@ -88,7 +94,19 @@ impl Stats {
                 max_ns: s.delay_max_ns,
                 buckets: s.delay_buckets,
             },
+            open_at_reset: s.open_at_reset,
+            segments_open: s.segments_open,
         }
+    }
+
+    /// The module's segment balance: every segment begun since the last reset, and every one
+    /// open at it, has ended or is open now.
+    pub fn balanced(&self) -> bool {
+        self.open_at_reset.checked_add(self.begins)
+            == self
+                .ends
+                .checked_add(self.ends_by_close)
+                .and_then(|n| n.checked_add(self.segments_open))
     }
 
     /// Rejected calls per errno name (`EPERM`, ..., `other`), in `GCAPS_REJ_*` order; classes
@@ -197,6 +215,8 @@ mod tests {
             delay_sum_ns: 10_000,
             delay_min_ns: 1_000,
             delay_max_ns: 4_000,
+            open_at_reset: 2,
+            segments_open: 2,
             ..Default::default()
         };
         u.rejected[uapi::GCAPS_REJ_EPERM as usize] = 2;
@@ -223,6 +243,18 @@ mod tests {
             (s.preemptions, s.resumes, s.submit_timeouts, s.recoveries),
             (4, 4, 1, 2)
         );
+        assert_eq!((s.open_at_reset, s.segments_open), (2, 2));
+        assert!(s.balanced(), "2 + 10 == 7 + 3 + 2");
+        assert!(!Stats {
+            segments_open: 3,
+            ..s.clone()
+        }
+        .balanced());
+        assert!(!Stats {
+            open_at_reset: u64::MAX,
+            ..s.clone()
+        }
+        .balanced());
         let r = s.rejected_by_errno();
         assert_eq!(r.len(), 12, "11 named classes and the unknown non-zero one");
         assert_eq!(r[0], ("EPERM".to_string(), 2));

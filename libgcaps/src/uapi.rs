@@ -67,8 +67,12 @@ mod tests {
     }
 
     #[test]
-    fn stats_grew_to_ver1_and_keeps_ver0_in_front() {
-        assert_eq!(size_of::<gcaps_stats>(), GCAPS_STATS_SIZE_VER1 as usize);
+    fn stats_grew_to_ver2_and_keeps_older_versions_in_front() {
+        assert_eq!(size_of::<gcaps_stats>(), GCAPS_STATS_SIZE_VER2 as usize);
+        assert_eq!(
+            core::mem::offset_of!(gcaps_stats, open_at_reset),
+            GCAPS_STATS_SIZE_VER1 as usize
+        );
         // The VER0 fields end where VER1's begin: an old caller's size cuts at a field edge.
         assert_eq!(
             core::mem::offset_of!(gcaps_stats, preemptions),

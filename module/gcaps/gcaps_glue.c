@@ -26,6 +26,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/sched.h>
 #include <uapi/linux/sched/types.h>
@@ -171,6 +172,23 @@ u32 gcaps_glue_pid_vnr(uintptr_t pid_token)
 	return pid_vnr((struct pid *)pid_token);
 }
 
+/*
+ * Whether every thread of the thread group whose (TGID) struct pid the token holds has exited:
+ * its leader is gone or a zombie without other threads (the test pidfd_poll() makes). A
+ * leader that exited early while other threads still run does not count.
+ */
+bool gcaps_glue_pid_group_exited(uintptr_t pid_token)
+{
+	struct task_struct *leader;
+	bool exited;
+
+	rcu_read_lock();
+	leader = pid_task((struct pid *)pid_token, PIDTYPE_PID);
+	exited = !leader || (READ_ONCE(leader->exit_state) && thread_group_empty(leader));
+	rcu_read_unlock();
+	return exited;
+}
+
 /* ------------------------------------------------------------------ update ceiling */
 
 #define BOOST_ACTIVE		BIT_ULL(63)
@@ -179,8 +197,9 @@ u32 gcaps_glue_pid_vnr(uintptr_t pid_token)
 /*
  * Raises current to SCHED_FIFO `ceiling` before it requests the update lock (U1/U2) and
  * saves what to restore in *saved (0: nothing to restore, the task already runs at or above
- * the ceiling). Best-effort callers are never boosted (U5): the Rust half only calls this for
- * SCHED_FIFO/SCHED_RR callers. sched_setattr_nocheck() because the caller may lack
+ * the ceiling, SCHED_FIFO or SCHED_RR). The saved policy is the caller's own, so a SCHED_RR
+ * caller returns to SCHED_RR at its own priority. Best-effort callers are never boosted (U5):
+ * the Rust half only calls this for SCHED_FIFO/SCHED_RR callers. sched_setattr_nocheck() because the caller may lack
  * CAP_SYS_NICE: the boost is the module's, bounded by the update.
  */
 int gcaps_glue_boost(int ceiling, u64 *saved)
@@ -198,7 +217,8 @@ int gcaps_glue_boost(int ceiling, u64 *saved)
 	int ret;
 
 	*saved = 0;
-	if (policy == SCHED_FIFO && prio >= ceiling)
+	/* SCHED_FIFO and SCHED_RR alike: a task already at or above the ceiling is not touched. */
+	if ((policy == SCHED_FIFO || policy == SCHED_RR) && prio >= ceiling)
 		return 0;
 	ret = sched_setattr_nocheck(p, &attr);
 	if (ret)
@@ -562,11 +582,37 @@ EXPORT_SYMBOL_GPL(gcaps_backend_register);
 
 /* ------------------------------------------------------------------ /dev/gcaps */
 
-/* Per open file: the thread group it belongs to (a counted reference) and its client slot. */
+/*
+ * Per open file: the thread group it belongs to (a counted reference to its TGID struct pid),
+ * its client, and a wait entry on that pid's wait_pidfd queue, which the kernel wakes when the
+ * whole thread group has exited (do_notify_parent, the pidfd poll). The client's segment must
+ * end then, not at the file's last reference: a child that inherited the file, or a process
+ * that took it with pidfd_getfd(), may keep the file long after its owner died (and can do
+ * nothing with it: every call from another thread group is EPERM).
+ */
 struct gcaps_file {
 	struct pid *tgid;
-	u32 slot;
+	struct gcaps_client_ref client;
+	struct wait_queue_entry exit_wait;
 };
+
+/*
+ * Wake function of exit_wait: called under the pid's wait queue lock, with tasklist_lock held
+ * and interrupts off, so it only marks the client (lock-free, in Rust) and kicks the work
+ * item; the work item, or any real-time update before it, ends the segment under the update
+ * lock after checking that the group really exited. Other wakes of the queue are harmless.
+ */
+static int gcaps_exit_wake(struct wait_queue_entry *wait, unsigned int mode, int sync, void *key)
+{
+	struct gcaps_file *f = container_of(wait, struct gcaps_file, exit_wait);
+	void *ctx = READ_ONCE(gcaps_ctx);
+
+	if (ctx) {
+		gcaps_rust_owner_exited(ctx, f->client);
+		gcaps_ev_kick();
+	}
+	return 0;
+}
 
 static int gcaps_open(struct inode *inode, struct file *file)
 {
@@ -582,22 +628,30 @@ static int gcaps_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	f->tgid = get_pid(task_tgid(current));
 	gcaps_glue_caller(&caller);
-	ret = gcaps_rust_open(ctx, &caller, (uintptr_t)f->tgid, &f->slot);
+	ret = gcaps_rust_open(ctx, &caller, (uintptr_t)f->tgid, &f->client);
 	if (ret) {
 		put_pid(f->tgid);
 		kfree(f);
 		return ret;
 	}
+	/* The opener is alive (it is in this call), so its group's exit wakes the entry later. */
+	init_waitqueue_func_entry(&f->exit_wait, gcaps_exit_wake);
+	add_wait_queue(&f->tgid->wait_pidfd, &f->exit_wait);
 	file->private_data = f;
 	return stream_open(inode, file);
 }
 
-/* Last reference to the file gone (close, exit, kill -9): end the segment, remove the client. */
+/*
+ * Last reference to the file gone (close, or the exit of the last process holding it): end the
+ * segment and remove the client, unless the owner's exit did that already (the Rust half
+ * matches the client id, so a slot reused since is never touched).
+ */
 static int gcaps_release(struct inode *inode, struct file *file)
 {
 	struct gcaps_file *f = file->private_data;
 
-	gcaps_rust_release(gcaps_ctx, f->slot);
+	remove_wait_queue(&f->tgid->wait_pidfd, &f->exit_wait);
+	gcaps_rust_release(gcaps_ctx, f->client);
 	put_pid(f->tgid);
 	kfree(f);
 	return 0;
@@ -609,9 +663,10 @@ static long gcaps_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	/*
 	 * Nobody acts for somebody else: the fd belongs to the thread group that opened it (the
-	 * Rust half refuses a foreign caller with EPERM and counts it).
+	 * Rust half refuses a foreign caller with EPERM and counts it). Once that group has exited
+	 * every caller is foreign.
 	 */
-	return gcaps_rust_ioctl(gcaps_ctx, f->slot, cmd, arg, task_tgid(current) != f->tgid);
+	return gcaps_rust_ioctl(gcaps_ctx, f->client, cmd, arg, task_tgid(current) != f->tgid);
 }
 
 static const struct file_operations gcaps_fops = {
@@ -636,12 +691,13 @@ int gcaps_glue_init(void *ctx)
 
 	BUILD_BUG_ON(sizeof(struct gcaps_caller) != 40);
 	BUILD_BUG_ON(sizeof(struct gcaps_ev) != 32);
+	BUILD_BUG_ON(sizeof(struct gcaps_client_ref) != 16);
 	BUILD_BUG_ON(sizeof(struct gcaps_version) != GCAPS_VERSION_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_seg_begin) != GCAPS_SEG_BEGIN_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_seg_end) != GCAPS_SEG_END_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_status) != GCAPS_STATUS_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_list) != GCAPS_LIST_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct gcaps_stats) != GCAPS_STATS_SIZE_VER1);
+	BUILD_BUG_ON(sizeof(struct gcaps_stats) != GCAPS_STATS_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(struct gcaps_trace_event) != GCAPS_TRACE_EVENT_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_trace_read) != GCAPS_TRACE_READ_SIZE_VER0);
 	BUILD_BUG_ON(GCAPS_REJ_NR != 16 || GCAPS_DELAY_BUCKETS != 32);

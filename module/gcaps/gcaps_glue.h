@@ -33,10 +33,24 @@ struct gcaps_ev {
 	u32 pad;
 };
 
+/*
+ * An open file's client: its slot in the Rust half's table and its id (never reused), so a
+ * file whose client is gone (its owner exited) never reaches the client that reuses the slot.
+ */
+struct gcaps_client_ref {
+	u64 id;
+	u32 slot;
+	u32 pad;
+};
+
 /* Implemented in Rust (gcaps_main.rs). `ctx` is the pointer given to gcaps_glue_init(). */
-int gcaps_rust_open(void *ctx, const struct gcaps_caller *caller, uintptr_t pid_token, u32 *slot);
-void gcaps_rust_release(void *ctx, u32 slot);
-long gcaps_rust_ioctl(void *ctx, u32 slot, unsigned int cmd, unsigned long arg, bool foreign);
+int gcaps_rust_open(void *ctx, const struct gcaps_caller *caller, uintptr_t pid_token,
+		    struct gcaps_client_ref *client);
+void gcaps_rust_release(void *ctx, struct gcaps_client_ref client);
+long gcaps_rust_ioctl(void *ctx, struct gcaps_client_ref client, unsigned int cmd,
+		      unsigned long arg, bool foreign);
+/* Any context (lock-free): the client's owner may have exited; kick the work item after. */
+void gcaps_rust_owner_exited(void *ctx, struct gcaps_client_ref client);
 int gcaps_rust_bind(void *ctx, const void *ops, void *drv);
 void gcaps_rust_unbind(void *ctx);
 void gcaps_rust_work(void *ctx);
@@ -61,6 +75,7 @@ void gcaps_glue_current_sched(s32 *policy, s32 *rt_priority);
 bool gcaps_glue_may_raise_rt_prio(int prio);
 bool gcaps_glue_capable_admin(void);
 u32 gcaps_glue_pid_vnr(uintptr_t pid_token);
+bool gcaps_glue_pid_group_exited(uintptr_t pid_token);
 
 /* Update ceiling (U1/U2): raise current to SCHED_FIFO `ceiling`; restore. */
 int gcaps_glue_boost(int ceiling, u64 *saved);

@@ -32,10 +32,10 @@ mod stats;
 mod trace;
 mod uapi;
 
-use self::glue::{now_ns, Caller, Ceiling, PidToken, UpdateLock};
-use self::inner::{classify, BeginRequest, Call, Inner, ListBuf};
+use self::glue::{now_ns, Caller, Ceiling, ClientRef, PidToken, UpdateLock};
+use self::inner::{classify, BeginRequest, Call, Exits, Inner, ListBuf};
 use self::policy::{GpuPriority, SchedClass};
-use self::stats::Rejected;
+use self::stats::{Rejected, ResetScope};
 use self::trace::TraceRing;
 
 // SAFETY: `Policy`'s all-zero bit pattern is exactly `Policy::new()` (documented guarantee of
@@ -63,6 +63,8 @@ struct State {
     trace: TraceRing,
     /// Failed open/ioctl calls per errno class (lock-free).
     rejected: Rejected,
+    /// Clients whose owner may have exited (lock-free; drained under `update`).
+    exits: Exits,
     /// `update_prio`: the ceiling of real-time updates (U2).
     ceiling: i32,
     /// `max_clients_per_user`.
@@ -70,7 +72,7 @@ struct State {
 }
 
 impl State {
-    fn ioctl(&self, slot: u32, cmd: u32, arg: usize, foreign: bool) -> Result<i64> {
+    fn ioctl(&self, client: ClientRef, cmd: u32, arg: usize, foreign: bool) -> Result<i64> {
         // Nobody acts for somebody else: the fd belongs to the thread group that opened it.
         if foreign {
             return Err(EPERM);
@@ -80,9 +82,9 @@ impl State {
         }
         match _IOC_NR(cmd) {
             uapi::NR_VERSION => self.version(arg),
-            uapi::NR_SEG_BEGIN => self.seg_begin(slot, arg),
-            uapi::NR_SEG_END => self.seg_end(slot, arg),
-            uapi::NR_STATUS => self.status(slot, arg),
+            uapi::NR_SEG_BEGIN => self.seg_begin(client, arg),
+            uapi::NR_SEG_END => self.seg_end(client, arg),
+            uapi::NR_STATUS => self.status(client, arg),
             uapi::NR_LIST => self.list(arg),
             uapi::NR_STATS => self.stats(arg),
             uapi::NR_TRACE_READ => self.trace_read(arg),
@@ -123,7 +125,7 @@ impl State {
         let fast = if rt {
             self.update
                 .try_lock_nonpreemptible()
-                .filter(|inner| !glue::events_pending() && keeps(inner))
+                .filter(|inner| !self.events_pending() && keeps(inner))
         } else {
             None
         };
@@ -134,8 +136,8 @@ impl State {
                     ceiling = Some(Ceiling::raise(self.ceiling)?);
                 }
                 let mut inner = self.update.lock_killable()?;
-                if rt && glue::events_pending() {
-                    inner.apply_events(&self.trace);
+                if rt && self.events_pending() {
+                    inner.apply_events(&self.exits, &self.trace);
                 }
                 inner
             }
@@ -146,13 +148,21 @@ impl State {
         r
     }
 
-    fn seg_begin(&self, slot: u32, arg: usize) -> Result {
+    /// Whether exits or TSG events wait to be applied (lock-free hints).
+    fn events_pending(&self) -> bool {
+        self.exits.any() || glue::events_pending()
+    }
+
+    fn seg_begin(&self, client: ClientRef, arg: usize) -> Result {
         let entry_ns = now_ns();
         let (mut a, size) = glue::read_arg::<uapi::SegBegin>(arg)?;
         if a.flags != 0 || !(uapi::GPU_PRIO_INHERIT..=uapi::GPU_PRIO_MAX).contains(&a.gpu_priority)
         {
             return Err(EINVAL);
         }
+        // The reply must be deliverable before anything happens: an EFAULT means nothing
+        // changed (unless another thread unmaps the struct during the call, uapi header).
+        glue::write_arg(arg, &a, size)?;
         // The class and priority are the task's, now (never the caller's word).
         let (policy, rt_priority) = glue::current_sched();
         let (uclass, class, cpu_prio) = classify(policy, rt_priority);
@@ -179,9 +189,9 @@ impl State {
         };
         let rt = matches!(class, SchedClass::RealTime(_));
         let call = Call { entry_ns, rt };
-        let keeps = |inner: &Inner| inner.begin_keeps_decision(slot, &req);
+        let keeps = |inner: &Inner| inner.begin_keeps_decision(client, &req);
         let (state, generation) = self.update(rt, keeps, |inner| {
-            let state = inner.seg_begin(slot, req, call, &self.trace)?;
+            let state = inner.seg_begin(client, req, call, &self.trace)?;
             Ok((state, inner.generation()))
         })?;
         a.state = state;
@@ -189,29 +199,31 @@ impl State {
         glue::write_arg(arg, &a, size)
     }
 
-    fn seg_end(&self, slot: u32, arg: usize) -> Result {
+    fn seg_end(&self, client: ClientRef, arg: usize) -> Result {
         let entry_ns = now_ns();
         let (mut a, size) = glue::read_arg::<uapi::SegEnd>(arg)?;
         if a.flags != 0 {
             return Err(EINVAL);
         }
+        // As for a begin: an EFAULT means the segment is still open.
+        glue::write_arg(arg, &a, size)?;
         let (policy, rt_priority) = glue::current_sched();
         let rt = matches!(classify(policy, rt_priority).1, SchedClass::RealTime(_));
         let call = Call { entry_ns, rt };
-        let keeps = |inner: &Inner| inner.end_keeps_decision(slot);
+        let keeps = |inner: &Inner| inner.end_keeps_decision(client);
         a.generation = self.update(rt, keeps, |inner| {
-            inner.seg_end(slot, call, &self.trace)?;
+            inner.seg_end(client, call, &self.trace)?;
             Ok(inner.generation())
         })?;
         glue::write_arg(arg, &a, size)
     }
 
-    fn status(&self, slot: u32, arg: usize) -> Result {
+    fn status(&self, client: ClientRef, arg: usize) -> Result {
         let (mut s, size) = glue::read_arg::<uapi::Status>(arg)?;
         if s.flags != 0 {
             return Err(EINVAL);
         }
-        self.update.lock_killable()?.status(slot, &mut s)?;
+        self.update.lock_killable()?.status(client, &mut s)?;
         glue::write_arg(arg, &s, size)
     }
 
@@ -243,9 +255,13 @@ impl State {
         if s.flags & !uapi::STATS_RESET != 0 {
             return Err(EINVAL);
         }
-        let reset = s.flags & uapi::STATS_RESET != 0;
-        if reset && !glue::capable_admin() {
-            return Err(EPERM);
+        let reset = (s.flags & uapi::STATS_RESET != 0).then(|| ResetScope::new(size));
+        if reset.is_some() {
+            if !glue::capable_admin() {
+                return Err(EPERM);
+            }
+            // A reset whose counters cannot be delivered must not happen (EFAULT: unchanged).
+            glue::write_arg(arg, &s, size)?;
         }
         self.update.lock_killable()?.stats(&mut s, reset);
         self.rejected.read(&mut s.rejected, reset);
@@ -280,10 +296,11 @@ impl State {
         glue::write_arg(arg, &t, size)
     }
 
-    /// Close, exit or kill: end the open segment and remove the client. An update like a
-    /// begin/end (raised to the ceiling if the closing thread is real-time), but it cannot
-    /// fail: the lock is taken uninterruptibly and a failed raise only loses the ceiling.
-    fn release(&self, slot: u32) {
+    /// The file's last reference is gone: end the open segment and remove the client (if the
+    /// owner's exit has not done so). An update like a begin/end (raised to the ceiling if the
+    /// closing thread is real-time), but it cannot fail: the lock is taken uninterruptibly and
+    /// a failed raise only loses the ceiling.
+    fn release(&self, client: ClientRef) {
         let (policy, rt_priority) = glue::current_sched();
         let rt = matches!(classify(policy, rt_priority).1, SchedClass::RealTime(_));
         let _ceiling = if rt {
@@ -293,9 +310,9 @@ impl State {
         };
         let mut inner = self.update.lock();
         if rt {
-            inner.apply_events(&self.trace);
+            inner.apply_events(&self.exits, &self.trace);
         }
-        inner.release(slot, &self.trace);
+        inner.release(client, &self.trace);
     }
 }
 
@@ -311,25 +328,32 @@ unsafe fn state<'a>(ctx: *mut c_void) -> &'a State {
     unsafe { &*(ctx as *const State) }
 }
 
+/// `gcaps_open`: a new client for the calling process.
+///
+/// # Safety
+///
+/// `ctx` is the registered state; `caller` points to an initialised `struct gcaps_caller` and
+/// `client` to writable memory for the result; `pid` is the counted `struct pid` reference the
+/// file keeps until its release (the [`PidToken`] invariant).
 #[no_mangle]
-extern "C" fn gcaps_rust_open(
+unsafe extern "C" fn gcaps_rust_open(
     ctx: *mut c_void,
     caller: *const Caller,
     pid: usize,
-    slot: *mut u32,
+    client: *mut ClientRef,
 ) -> c_int {
-    // SAFETY: Called by `gcaps_open` with the registered ctx.
+    // SAFETY: `ctx` is the registered state (function contract).
     let st = unsafe { state(ctx) };
-    // SAFETY: `caller` points to the C side's initialised `struct gcaps_caller`.
+    // SAFETY: `caller` points to an initialised `struct gcaps_caller` (function contract).
     let caller = unsafe { &*caller };
     let r = st
         .update
         .lock_killable()
         .and_then(|mut inner| inner.open(caller, PidToken(pid), st.max_per_user, &st.trace));
     match r {
-        Ok(s) => {
-            // SAFETY: `slot` points to the C side's `struct gcaps_file::slot`.
-            unsafe { *slot = s };
+        Ok(c) => {
+            // SAFETY: `client` is valid for writes (function contract).
+            unsafe { *client = c };
             0
         }
         Err(e) => {
@@ -339,23 +363,45 @@ extern "C" fn gcaps_rust_open(
     }
 }
 
+/// `gcaps_release`: the file's last reference is gone.
+///
+/// # Safety
+///
+/// `ctx` is the registered state.
 #[no_mangle]
-extern "C" fn gcaps_rust_release(ctx: *mut c_void, slot: u32) {
-    // SAFETY: Called by `gcaps_release` with the registered ctx.
-    unsafe { state(ctx) }.release(slot);
+unsafe extern "C" fn gcaps_rust_release(ctx: *mut c_void, client: ClientRef) {
+    // SAFETY: `ctx` is the registered state (function contract).
+    unsafe { state(ctx) }.release(client);
 }
 
+/// The wake function of the owner's pid queue (any context, locks held): marks the client
+/// lock-free; the C side kicks the work item.
+///
+/// # Safety
+///
+/// `ctx` is the registered state.
 #[no_mangle]
-extern "C" fn gcaps_rust_ioctl(
+unsafe extern "C" fn gcaps_rust_owner_exited(ctx: *mut c_void, client: ClientRef) {
+    // SAFETY: `ctx` is the registered state (function contract).
+    unsafe { state(ctx) }.exits.mark(client.slot);
+}
+
+/// `gcaps_ioctl`; `foreign`: the caller's thread group is not the file's.
+///
+/// # Safety
+///
+/// `ctx` is the registered state.
+#[no_mangle]
+unsafe extern "C" fn gcaps_rust_ioctl(
     ctx: *mut c_void,
-    slot: u32,
+    client: ClientRef,
     cmd: c_uint,
     arg: c_ulong,
     foreign: bool,
 ) -> c_long {
-    // SAFETY: Called by `gcaps_ioctl` with the registered ctx.
+    // SAFETY: `ctx` is the registered state (function contract).
     let st = unsafe { state(ctx) };
-    match st.ioctl(slot, cmd, arg as usize, foreign) {
+    match st.ioctl(client, cmd, arg as usize, foreign) {
         Ok(v) => v as c_long,
         Err(e) => {
             st.rejected.count(e.to_errno());
@@ -364,30 +410,49 @@ extern "C" fn gcaps_rust_ioctl(
     }
 }
 
+/// `gcaps_backend_register`: a driver binds.
+///
+/// # Safety
+///
+/// `ctx` is the registered state; `ops` a checked `struct gcaps_backend_ops` the driver keeps
+/// valid until it unregisters or is detached (backend contract).
 #[no_mangle]
-extern "C" fn gcaps_rust_bind(ctx: *mut c_void, ops: *const c_void, drv: *mut c_void) -> c_int {
-    // SAFETY: Called by `gcaps_backend_register` with the registered ctx.
+unsafe extern "C" fn gcaps_rust_bind(
+    ctx: *mut c_void,
+    ops: *const c_void,
+    drv: *mut c_void,
+) -> c_int {
+    // SAFETY: `ctx` is the registered state (function contract).
     let st = unsafe { state(ctx) };
     let mut inner = st.update.lock();
-    // SAFETY: `ops` was checked by `gcaps_backend_register`; the driver keeps it valid until
-    // it unregisters or is detached (backend contract).
+    // SAFETY: `ops` is valid until the driver unbinds (function contract).
     match unsafe { inner.bind(ops, drv) } {
         Ok(()) => 0,
         Err(e) => e.to_errno(),
     }
 }
 
+/// `calls->unregister`, with a module reference held.
+///
+/// # Safety
+///
+/// `ctx` is the registered state.
 #[no_mangle]
-extern "C" fn gcaps_rust_unbind(ctx: *mut c_void) {
-    // SAFETY: Called by `calls->unregister` holding a module reference.
+unsafe extern "C" fn gcaps_rust_unbind(ctx: *mut c_void) {
+    // SAFETY: `ctx` is the registered state (function contract).
     unsafe { state(ctx) }.update.lock().unbind();
 }
 
+/// The work item: applies exits and TSG events.
+///
+/// # Safety
+///
+/// `ctx` is the registered state (module exit cancels the work item before freeing it).
 #[no_mangle]
-extern "C" fn gcaps_rust_work(ctx: *mut c_void) {
-    // SAFETY: Called by the work item, which module exit cancels before freeing the state.
+unsafe extern "C" fn gcaps_rust_work(ctx: *mut c_void) {
+    // SAFETY: `ctx` is the registered state (function contract).
     let st = unsafe { state(ctx) };
-    st.update.lock().apply_events(&st.trace);
+    st.update.lock().apply_events(&st.exits, &st.trace);
 }
 
 struct Gcaps {
@@ -425,6 +490,7 @@ impl kernel::Module for Gcaps {
                 list <- new_mutex!(listbuf),
                 trace,
                 rejected: Rejected::new(),
+                exits: Exits::new(),
                 ceiling,
                 max_per_user,
             }),

@@ -43,6 +43,18 @@ pub(crate) struct TsgEvent {
 }
 const _: () = assert!(size_of::<TsgEvent>() == 32);
 
+/// Mirrors `struct gcaps_client_ref`: an open file's client, by slot and by id. The id is never
+/// reused, so a file whose client is gone (its owner exited and the slot was reused) never
+/// reaches another client: every lookup matches both.
+#[repr(C)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ClientRef {
+    pub(crate) id: u64,
+    pub(crate) slot: u32,
+    pub(crate) pad: u32,
+}
+const _: () = assert!(size_of::<ClientRef>() == 16);
+
 extern "C" {
     fn gcaps_glue_update_prio() -> c_int;
     fn gcaps_glue_trace_size() -> c_uint;
@@ -56,6 +68,7 @@ extern "C" {
     fn gcaps_glue_may_raise_rt_prio(prio: c_int) -> bool;
     fn gcaps_glue_capable_admin() -> bool;
     fn gcaps_glue_pid_vnr(pid_token: usize) -> u32;
+    fn gcaps_glue_pid_group_exited(pid_token: usize) -> bool;
     fn gcaps_glue_boost(ceiling: c_int, saved: *mut u64) -> c_int;
     fn gcaps_glue_restore(ceiling: c_int, saved: u64);
     fn gcaps_glue_lock_killable() -> c_int;
@@ -168,6 +181,16 @@ impl PidToken {
         }
         // SAFETY: By the type invariant the token is a `struct pid *` with a reference held.
         unsafe { gcaps_glue_pid_vnr(self.0) }
+    }
+
+    /// Whether the whole thread group has exited (its leader is gone, or a zombie without
+    /// other threads). A null token counts as exited.
+    pub(crate) fn group_exited(self) -> bool {
+        if self.0 == 0 {
+            return true;
+        }
+        // SAFETY: By the type invariant the token is a `struct pid *` with a reference held.
+        unsafe { gcaps_glue_pid_group_exited(self.0) }
     }
 }
 

@@ -13,24 +13,64 @@
 //!   the C side's snapshot, which may lack TSG ids the driver released since the last
 //!   [`Inner::apply_events`] (kept off until then); that call removes them from the mirror
 //!   too, before it applies their releases.
-//! * A client slot is `in_use` iff its `/dev/gcaps` file is open; its `handle` names a
-//!   registered policy client whose key is `key`.
+//! * A client slot is `in_use` from its file's open until the file's last reference is gone or
+//!   the owner's thread group exited, whichever comes first; its `handle` names a registered
+//!   policy client whose key is `key`. Files reach their client by [`ClientRef`] (slot and id),
+//!   so a file outliving its client never reaches the slot's next client.
 //! * `tsgs[t].exists` iff the policy has TSG `t` (`policy.tsgs()`), with owner key `key`.
 //! * Keys are never reused: a key names one process identity `(tgid, start)` for as long as a
 //!   client or a TSG carries it, and new identities get `next_key`, which only grows.
 
+use core::mem::{offset_of, size_of_val};
+use core::sync::atomic::{AtomicU64, Ordering};
 use kernel::prelude::*;
 
-use super::glue::{now_ns, Backend, Caller, PidToken, TsgEvent};
+use super::glue::{now_ns, Backend, Caller, ClientRef, PidToken, TsgEvent};
 use super::policy::{
     ClientId, ClientStatus, Decision, Error as PolicyError, GpuPriority, Policy, ProcessKey,
     SchedClass,
 };
+use super::stats::ResetScope;
 use super::trace::TraceRing;
-use super::uapi::{self, TraceEvent};
+use super::uapi::{self, IoctlArg, TraceEvent};
 
 /// Client slots: the policy's client capacity.
 pub(crate) const MAX_CLIENTS: usize = Policy::<16, 128>::CLIENT_CAPACITY;
+/// Words of the [`Exits`] bit set (one bit per client slot).
+const EXIT_WORDS: usize = MAX_CLIENTS.div_ceil(64);
+
+/// Client slots whose owner's thread group may have exited, marked lock-free from the pid's
+/// wake function (any context) and taken under the update lock by [`Inner::apply_events`].
+pub(crate) struct Exits([AtomicU64; EXIT_WORDS]);
+
+impl Exits {
+    pub(crate) const fn new() -> Self {
+        Self([const { AtomicU64::new(0) }; EXIT_WORDS])
+    }
+
+    /// Marks slot `slot` (ignored if out of range).
+    pub(crate) fn mark(&self, slot: u32) {
+        let s = slot as usize;
+        if let Some(w) = self.0.get(s / 64) {
+            // Release: what the exiting task wrote before its wake is seen by the taker.
+            w.fetch_or(1 << (s % 64), Ordering::Release);
+        }
+    }
+
+    /// Whether any slot is marked (a hint for the fast path).
+    pub(crate) fn any(&self) -> bool {
+        self.0.iter().any(|w| w.load(Ordering::Relaxed) != 0)
+    }
+
+    /// Takes (and clears) the marks.
+    fn take(&self) -> [u64; EXIT_WORDS] {
+        let mut out = [0; EXIT_WORDS];
+        for (o, w) in out.iter_mut().zip(self.0.iter()) {
+            *o = w.swap(0, Ordering::Acquire);
+        }
+        out
+    }
+}
 /// TSG ids: the policy's TSG capacity (= `GCAPS_BE_MAX_TSGS`).
 pub(crate) const MAX_TSGS: usize = Policy::<16, 128>::TSG_CAPACITY;
 
@@ -99,6 +139,8 @@ pub(crate) struct Counters {
     pub(crate) clients_max: u32,
     pub(crate) tsgs_max: u32,
     pub(crate) delay: uapi::DelayHistogram,
+    /// Segments open when `begins`/`ends`/`ends_by_close` were last reset.
+    pub(crate) open_at_reset: u64,
 }
 
 /// What [`Inner::sync`] did about the runlist.
@@ -192,17 +234,19 @@ impl Inner {
         self.be.publish(d.generation, d.all, d.eligible.words());
     }
 
-    fn client(&self, slot: u32) -> Result<&Client> {
-        let c = self.clients.get(slot as usize).ok_or(EINVAL)?;
-        if c.in_use {
+    /// The client `r` names, if it still exists (`EPERM` if it is gone: its owner exited, and
+    /// only another process can still call on its file).
+    fn client(&self, r: ClientRef) -> Result<&Client> {
+        let c = self.clients.get(r.slot as usize).ok_or(EINVAL)?;
+        if c.in_use && c.id == r.id {
             Ok(c)
         } else {
-            Err(EINVAL)
+            Err(EPERM)
         }
     }
 
-    fn handle(&self, slot: u32) -> Result<ClientId> {
-        Ok(ClientId::from_raw(self.client(slot)?.handle))
+    fn handle(&self, r: ClientRef) -> Result<ClientId> {
+        Ok(ClientId::from_raw(self.client(r)?.handle))
     }
 
     /// The key of process `(tgid, start)`: the one a client or TSG of it already carries, else
@@ -347,7 +391,7 @@ impl Inner {
         pid: PidToken,
         max_per_user: u32,
         tr: &TraceRing,
-    ) -> Result<u32> {
+    ) -> Result<ClientRef> {
         let mine = self
             .clients
             .iter()
@@ -378,16 +422,47 @@ impl Inner {
         let now = self.clients_now();
         self.counters.clients_max = self.counters.clients_max.max(now);
         tr.record(self.event(uapi::TRACE_OPEN, Some(slot)));
-        // `slot < MAX_CLIENTS = 128`.
-        Ok(slot as u32)
+        Ok(ClientRef {
+            id: self.next_client_id,
+            // `slot < MAX_CLIENTS = 128`.
+            slot: slot as u32,
+            pad: 0,
+        })
     }
 
-    /// The file's last reference is gone: end its segment, remove the client.
-    pub(crate) fn release(&mut self, slot: u32, tr: &TraceRing) {
-        let s = slot as usize;
+    /// The file's last reference is gone: end its segment, remove the client (nothing if the
+    /// owner's exit removed it already).
+    pub(crate) fn release(&mut self, r: ClientRef, tr: &TraceRing) {
+        if self.client(r).is_ok() {
+            self.remove(r.slot as usize, tr);
+        }
+    }
+
+    /// The owners of the clients in `slots` (a bit per slot) may have exited: removes each
+    /// client whose owner's thread group is gone (its file may live on in another process,
+    /// which can do nothing with it). A mark whose slot is free or held by a live process's
+    /// client (the slot was reused since, or another wake of the pid's queue) is ignored.
+    fn apply_exits(&mut self, slots: [u64; EXIT_WORDS], tr: &TraceRing) {
+        for (w, word) in slots.iter().enumerate() {
+            for b in (0..64usize).filter(|b| word & (1 << b) != 0) {
+                let s = w * 64 + b;
+                let gone = self
+                    .clients
+                    .get(s)
+                    .is_some_and(|c| c.in_use && c.pid.group_exited());
+                if gone {
+                    self.remove(s, tr);
+                }
+            }
+        }
+    }
+
+    /// Ends client `s`'s open segment and removes the client, in one policy event.
+    fn remove(&mut self, s: usize, tr: &TraceRing) {
         let prev = self.running;
         let mut ev = self.event(uapi::TRACE_CLOSE, Some(s));
-        if let Ok(id) = self.handle(slot) {
+        if let Some(c) = self.clients.get(s).filter(|c| c.in_use) {
+            let id = ClientId::from_raw(c.handle);
             if self.state_of(id) != uapi::STATE_IDLE {
                 self.counters.ends_by_close += 1;
                 ev.flags |= uapi::TRACE_F_ENDED;
@@ -408,17 +483,18 @@ impl Inner {
     /// `GCAPS_IOC_SEG_BEGIN`. Returns the client's state after the call.
     pub(crate) fn seg_begin(
         &mut self,
-        slot: u32,
+        r: ClientRef,
         req: BeginRequest,
         call: Call,
         tr: &TraceRing,
     ) -> Result<u32> {
-        let id = self.handle(slot)?;
+        let id = self.handle(r)?;
+        let slot = r.slot as usize;
         let prev = self.running;
         self.policy
             .seg_begin(id, req.class, req.gpu)
             .map_err(map_policy_error)?;
-        if let Some(c) = self.clients.get_mut(slot as usize) {
+        if let Some(c) = self.clients.get_mut(slot) {
             c.cpu_class = req.uclass;
             c.cpu_prio = req.cpu_prio;
         }
@@ -426,7 +502,7 @@ impl Inner {
         let submit = self.sync(false);
         let delay = self.delay_of(call);
         let state = self.state_of(id);
-        let mut ev = self.event(uapi::TRACE_BEGIN, Some(slot as usize));
+        let mut ev = self.event(uapi::TRACE_BEGIN, Some(slot));
         ev.delay_ns = delay;
         ev.cpu_priority = req.cpu_prio;
         ev.requested_priority = req.requested;
@@ -435,36 +511,37 @@ impl Inner {
             ev.flags |= uapi::TRACE_F_PENDING;
         }
         tr.record(ev);
-        self.handover(slot as usize, prev, &ev, tr);
+        self.handover(slot, prev, &ev, tr);
         Ok(state)
     }
 
     /// Whether `seg_begin(slot, req)` certainly keeps the published decision (the policy's
     /// predicate; an unknown slot keeps it too: the event fails).
-    pub(crate) fn begin_keeps_decision(&self, slot: u32, req: &BeginRequest) -> bool {
-        self.handle(slot).map_or(true, |id| {
+    pub(crate) fn begin_keeps_decision(&self, r: ClientRef, req: &BeginRequest) -> bool {
+        self.handle(r).map_or(true, |id| {
             self.policy.begin_keeps_decision(id, req.class, req.gpu)
         })
     }
 
     /// Whether `seg_end(slot)` certainly keeps the published decision.
-    pub(crate) fn end_keeps_decision(&self, slot: u32) -> bool {
-        self.handle(slot)
+    pub(crate) fn end_keeps_decision(&self, r: ClientRef) -> bool {
+        self.handle(r)
             .map_or(true, |id| self.policy.end_keeps_decision(id))
     }
 
     /// `GCAPS_IOC_SEG_END`.
-    pub(crate) fn seg_end(&mut self, slot: u32, call: Call, tr: &TraceRing) -> Result {
-        let id = self.handle(slot)?;
+    pub(crate) fn seg_end(&mut self, r: ClientRef, call: Call, tr: &TraceRing) -> Result {
+        let id = self.handle(r)?;
+        let slot = r.slot as usize;
         let prev = self.running;
         self.policy.seg_end(id).map_err(map_policy_error)?;
         self.counters.ends += 1;
         let submit = self.sync(false);
-        let mut ev = self.event(uapi::TRACE_END, Some(slot as usize));
+        let mut ev = self.event(uapi::TRACE_END, Some(slot));
         ev.delay_ns = self.delay_of(call);
         ev.flags = submit.trace_flags();
         tr.record(ev);
-        self.handover(slot as usize, prev, &ev, tr);
+        self.handover(slot, prev, &ev, tr);
         Ok(())
     }
 
@@ -478,9 +555,20 @@ impl Inner {
         self.clients.iter().filter(|c| c.in_use).count() as u32
     }
 
-    /// `GCAPS_IOC_STATS`: fills the counters, then resets them if `reset` (the caller checked
-    /// the permission); `clients_max` restarts from the clients open now.
-    pub(crate) fn stats(&mut self, out: &mut uapi::Stats, reset: bool) {
+    /// Open segments (real-time and best-effort): O(C).
+    fn segments_open(&self) -> u64 {
+        self.clients
+            .iter()
+            .filter(|c| c.in_use && self.state_of(ClientId::from_raw(c.handle)) != uapi::STATE_IDLE)
+            .count() as u64
+    }
+
+    /// `GCAPS_IOC_STATS`: fills the counters, then resets those within `reset`'s scope (the
+    /// caller checked the permission): a counter becomes 0, `clients_max`/`tsgs_max` the
+    /// current counts. `begins`, `ends` and `ends_by_close` are reset by every reset, together,
+    /// and `open_at_reset` then records the segments open, so that `open_at_reset + begins ==
+    /// ends + ends_by_close + segments_open` always holds.
+    pub(crate) fn stats(&mut self, out: &mut uapi::Stats, reset: Option<ResetScope>) {
         let c = self.counters;
         out.begins = c.begins;
         out.ends = c.ends;
@@ -496,13 +584,41 @@ impl Inner {
         out.tsgs_now = self.tsgs_now();
         out.tsgs_max = c.tsgs_max;
         out.delay = c.delay;
-        if reset {
-            self.counters = Counters {
-                events: c.events,
-                clients_max: out.clients_now,
-                tsgs_max: out.tsgs_now,
-                ..Counters::default()
-            };
+        out.open_at_reset = c.open_at_reset;
+        out.segments_open = self.segments_open();
+        let Some(scope) = reset else {
+            return;
+        };
+        let c = &mut self.counters;
+        // Every caller's struct holds the VER0 fields (smaller sizes are EINVAL).
+        const _: () = assert!(offset_of!(uapi::Stats, ends_by_close) + 8 <= uapi::Stats::SIZE_VER0);
+        c.begins = 0;
+        c.ends = 0;
+        c.ends_by_close = 0;
+        c.open_at_reset = out.segments_open;
+        macro_rules! zero_within {
+            ($($f:ident),*) => {$(
+                if scope.covers(offset_of!(uapi::Stats, $f), size_of_val(&out.$f)) {
+                    c.$f = 0;
+                }
+            )*};
+        }
+        zero_within!(
+            submits,
+            submit_errors,
+            preemptions,
+            resumes,
+            submit_timeouts,
+            recoveries
+        );
+        if scope.covers(offset_of!(uapi::Stats, clients_max), 4) {
+            c.clients_max = out.clients_now;
+        }
+        if scope.covers(offset_of!(uapi::Stats, tsgs_max), 4) {
+            c.tsgs_max = out.tsgs_now;
+        }
+        if scope.covers(offset_of!(uapi::Stats, delay), size_of_val(&out.delay)) {
+            c.delay = uapi::DelayHistogram::default();
         }
     }
 
@@ -536,8 +652,8 @@ impl Inner {
     }
 
     /// `GCAPS_IOC_STATUS` (everything but `size`/`flags`).
-    pub(crate) fn status(&self, slot: u32, out: &mut uapi::Status) -> Result {
-        let c = self.client(slot)?;
+    pub(crate) fn status(&self, r: ClientRef, out: &mut uapi::Status) -> Result {
+        let c = self.client(r)?;
         out.self_ = self.info_of(c);
         out.generation = self.published.generation;
         out.rt_active = u32::from(self.policy.rt_active());
@@ -591,9 +707,11 @@ impl Inner {
 
     // ------------------------------------------------------------------ backend
 
-    /// Applies every pending TSG event (at most one per TSG id) and, after a reported
-    /// recovery, forces a resubmit. Ends with [`Inner::sync`].
-    pub(crate) fn apply_events(&mut self, tr: &TraceRing) {
+    /// Removes the clients whose owners exited (marked in `exits`), applies every pending TSG
+    /// event (at most one per TSG id) and, after a reported recovery, forces a resubmit. Ends
+    /// with [`Inner::sync`].
+    pub(crate) fn apply_events(&mut self, exits: &Exits, tr: &TraceRing) {
+        self.apply_exits(exits.take(), tr);
         // Released ids are off the published set (the C side cleared them): say so in its
         // mirror, so that `sync` republishes an id that is eligible again (e.g. the winner
         // reopened a TSG that got the same id).

@@ -4,6 +4,7 @@
 //! buckets in ns, `uapi/linux/gcaps.h`) and the rejected-call classes (an errno to its
 //! `GCAPS_REJ_*` index), with the lock-free counters of rejected calls.
 
+use core::mem::{offset_of, size_of};
 use core::sync::atomic::{AtomicU64, Ordering};
 use kernel::bindings;
 
@@ -50,6 +51,26 @@ pub(crate) fn reject_class(errno: i32) -> usize {
     }
 }
 
+/// Which counters a `GCAPS_STATS_RESET` resets: exactly those the caller's struct of `size`
+/// bytes holds whole (`uapi/linux/gcaps.h`), so a caller never loses counters it cannot see.
+#[derive(Clone, Copy)]
+pub(crate) struct ResetScope {
+    size: usize,
+}
+
+impl ResetScope {
+    /// The scope of a reset by a caller whose struct has `size` bytes.
+    pub(crate) fn new(size: usize) -> Self {
+        Self { size }
+    }
+
+    /// Whether the field at byte `offset` with `len` bytes lies entirely within the caller's
+    /// struct.
+    pub(crate) fn covers(self, offset: usize, len: usize) -> bool {
+        offset.checked_add(len).is_some_and(|end| end <= self.size)
+    }
+}
+
 /// Failed calls per class, counted without any lock (a rejected call must not wait for the
 /// update lock just to be counted).
 pub(crate) struct Rejected([AtomicU64; uapi::REJ_NR]);
@@ -66,10 +87,13 @@ impl Rejected {
         }
     }
 
-    /// Copies the counters to `out`, zeroing them if `reset`.
-    pub(crate) fn read(&self, out: &mut [u64; uapi::REJ_NR], reset: bool) {
-        for (o, c) in out.iter_mut().zip(self.0.iter()) {
-            *o = if reset {
+    /// Copies the counters to `out` (`Stats::rejected`), zeroing those within `reset`'s scope.
+    pub(crate) fn read(&self, out: &mut [u64; uapi::REJ_NR], reset: Option<ResetScope>) {
+        let base = offset_of!(uapi::Stats, rejected);
+        for (i, (o, c)) in out.iter_mut().zip(self.0.iter()).enumerate() {
+            let zero =
+                reset.is_some_and(|r| r.covers(base + i * size_of::<u64>(), size_of::<u64>()));
+            *o = if zero {
                 c.swap(0, Ordering::Relaxed)
             } else {
                 c.load(Ordering::Relaxed)

@@ -204,8 +204,10 @@ pub(crate) struct Stats {
     pub(crate) tsgs_max: u32,
     pub(crate) rejected: [u64; REJ_NR],
     pub(crate) delay: DelayHistogram,
+    pub(crate) open_at_reset: u64,
+    pub(crate) segments_open: u64,
 }
-ioctl_arg!(Stats, 56, 512);
+ioctl_arg!(Stats, 56, 528);
 
 /// The update-delay statistics of `struct gcaps_stats` (`delay_count` .. `delay_buckets`).
 #[repr(C)]

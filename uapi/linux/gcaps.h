@@ -17,15 +17,23 @@
  *
  * There is no pid argument anywhere: every call acts for the calling process. A file
  * descriptor of /dev/gcaps belongs to the thread group that opened it; any call on it from
- * another process (a child after fork, a receiver of the fd over a socket) fails with EPERM
- * and changes nothing.
+ * another process (a child after fork, a receiver of the fd over a socket or pidfd_getfd)
+ * fails with EPERM and changes nothing. When the owning thread group exits (its last thread;
+ * kill -9 included) its open segment ends and its client goes, even if another process still
+ * holds the file; the file then refuses every call (EPERM) until its last reference is gone.
+ *
+ * Every errno below means the call changed nothing (the one exception is under EFAULT).
  *
  * Error numbers (negative in the kernel, errno in user space):
  *   ENOTTY   unknown ioctl command
  *   EINVAL   size below the first version, non-zero flags or reserved fields, GPU priority
  *            outside 0..99
  *   E2BIG    size larger than the kernel's struct with non-zero bytes beyond it
- *   EFAULT   unreadable/unwritable argument or user buffer
+ *   EFAULT   unreadable/unwritable argument or user buffer. SEG_BEGIN, SEG_END and a STATS
+ *            reset write their struct back before they act, so EFAULT means nothing changed;
+ *            only if another thread unmaps or write-protects the struct during the call can
+ *            the final write-back fail after the call took effect (read STATUS/STATS then).
+ *            LIST and TRACE_READ may have filled part of the user arrays.
  *   EPERM    the fd belongs to another process; a best-effort (SCHED_OTHER/BATCH/IDLE) caller
  *            asked for an explicit GPU priority; a real-time caller asked for an explicit GPU
  *            priority above its own CPU priority without CAP_SYS_NICE; resetting statistics or
@@ -177,18 +185,31 @@ struct gcaps_list {
 
 /*
  * GCAPS_IOC_STATS: counters since load or the last reset (any caller may read them, like LIST).
- * GCAPS_STATS_RESET in flags zeroes them after they are read (clients_max and tsgs_max become
- * the current counts) and needs CAP_SYS_ADMIN (EPERM otherwise). Every segment begun ends
- * exactly once, by SEG_END or by close: with no segment open, begins = ends + ends_by_close.
- * The fields after clients_max came with GCAPS_STATS_SIZE_VER1; a caller that passes the
- * VER0 size gets the VER0 fields only.
+ * The fields after clients_max came with GCAPS_STATS_SIZE_VER1, open_at_reset and
+ * segments_open with GCAPS_STATS_SIZE_VER2; a caller gets the fields that fit in its size.
+ *
+ * GCAPS_STATS_RESET in flags (needs CAP_SYS_ADMIN, EPERM otherwise) resets, after they are
+ * read and written back, exactly the counters the caller's struct holds whole: each field (and
+ * each rejected[] element) that lies entirely within `size`; the delay histogram
+ * (delay_count .. delay_buckets) is one unit, reset only if all of it fits. Resetting sets a
+ * counter to 0, clients_max and tsgs_max to the current counts. begins, ends and
+ * ends_by_close (VER0) are therefore reset by every reset, together, and open_at_reset then
+ * records the segments open at that moment (also when the caller's struct is too short to
+ * read it). A caller that passes a shorter struct never loses counters it cannot see.
+ *
+ * Every segment begun ends exactly once, by SEG_END or when its client goes (close of the
+ * file's last reference, or the exit of the owning process): at any moment,
+ *   open_at_reset + begins == ends + ends_by_close + segments_open
+ * in one reply (all read under the update lock).
  */
 struct gcaps_stats {
 	__u32 size;			/* in */
 	__u32 flags;			/* in: 0 or GCAPS_STATS_RESET */
 	__u64 begins;			/* out: successful SEG_BEGIN */
 	__u64 ends;			/* out: successful SEG_END */
-	__u64 ends_by_close;		/* out: open segments ended by close, exit or kill */
+	__u64 ends_by_close;		/* out: open segments ended because their client went:
+					 * close of the file's last reference, or the exit (or
+					 * kill) of the owning process */
 	__u64 submits;			/* out: runlist resubmits asked of the backend */
 	__u64 submit_errors;		/* out: of which the backend refused or timed out */
 	__u32 clients_now;		/* out */
@@ -209,9 +230,14 @@ struct gcaps_stats {
 	__u64 delay_min_ns;		/* out: 0 if delay_count is 0 */
 	__u64 delay_max_ns;		/* out */
 	__u64 delay_buckets[GCAPS_DELAY_BUCKETS];	/* out: counts per log2 bucket */
+	/* VER2 */
+	__u64 open_at_reset;		/* out: segments open when begins/ends were last reset
+					 * (0 since load) */
+	__u64 segments_open;		/* out: segments open now (real-time and best-effort) */
 };
 #define GCAPS_STATS_SIZE_VER0		56
 #define GCAPS_STATS_SIZE_VER1		512
+#define GCAPS_STATS_SIZE_VER2		528
 #define GCAPS_STATS_RESET	(1u << 0)
 
 /*

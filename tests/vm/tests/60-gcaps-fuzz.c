@@ -22,7 +22,8 @@
  *   flags / reserved non-zero             EINVAL
  *   BEGIN: priority outside 0..99         EINVAL;  1..99 from a best-effort thread: EPERM
  *   BEGIN / END valid                     0 or EALREADY / 0 or ENOENT (threads share the fd)
- *   read-only struct (passes the checks)  EFAULT (BEGIN: or EALREADY; END: or ENOENT)
+ *   read-only struct (passes the checks)  EFAULT, also for BEGIN/END: the reply is checked
+ *                                         writable before anything happens
  *   LIST with an unwritable array         EFAULT (or 0 when that array gets no entries)
  *   TRACE_READ: event_size < VER0         EINVAL; unwritable array: EFAULT or 0 (no event
  *                                         to copy); else 0 (the fuzzer runs as root)
@@ -64,6 +65,8 @@ static atomic_long rejected[140];
 static atomic_long calls;
 static char *rw_page;		/* two pages: RW then unmapped */
 static char *ro_page;		/* read-only, holds valid-looking structs */
+#define RO_STRIDE 576		/* >= the largest struct (gcaps_stats: 528); 7 fit in a page */
+_Static_assert(sizeof(struct gcaps_stats) <= RO_STRIDE && 7 * RO_STRIDE <= 4096, "ro_page layout");
 static volatile int stop_churn;
 
 #define FAILF(...)                                                             \
@@ -124,10 +127,9 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 	case 2: *ok = BIT(EFAULT); return (unsigned long)(rw_page + PAGE + rnd(s) % 64);
 	case 3: *ok = BIT(EFAULT); return 0xffff888000000000ul + (rnd(s) % 4096) * 8;
 	case 4: {
-		/* Pre-filled valid structs (size = ours, zero elsewhere) at ro_page + nr*256. */
-		*ok = BIT(EFAULT) | (nr == 1 ? BIT(EALREADY) : 0) | (nr == 2 ? BIT(ENOENT) : 0) |
-		      (nr == 6 ? BIT(EINVAL) : 0); /* TRACE_READ: event_size 0 */
-		return (unsigned long)(ro_page + nr * 256);
+		/* Pre-filled valid structs (size = ours, zero elsewhere) at ro_page + nr*RO_STRIDE. */
+		*ok = BIT(EFAULT) | (nr == 6 ? BIT(EINVAL) : 0); /* TRACE_READ: event_size 0 */
+		return (unsigned long)(ro_page + nr * RO_STRIDE);
 	}
 	case 5: {
 		/* Size field readable (set at start), the struct runs into the unmapped page. */
@@ -421,7 +423,7 @@ static void fuzz_process(int p)
 		_exit(1);
 	munmap(rw_page + PAGE, PAGE);
 	for (i = 0; i < 7; i++) {
-		*(uint32_t *)(ro_page + i * 256) = ksize(i);
+		*(uint32_t *)(ro_page + i * RO_STRIDE) = ksize(i);
 		*(uint32_t *)(rw_page + PAGE - 4 * (i + 1)) = ksize(i);
 	}
 	mprotect(ro_page, PAGE, PROT_READ);

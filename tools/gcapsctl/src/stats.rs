@@ -51,6 +51,10 @@ pub struct Report {
     begins: u64,
     ends: u64,
     ends_by_close: u64,
+    /// Segments open now, and when begins/ends were last reset:
+    /// `open_at_reset + begins == ends + ends_by_close + segments_open`.
+    segments_open: u64,
+    open_at_reset: u64,
     preemptions: u64,
     resumes: u64,
     submits: u64,
@@ -94,6 +98,8 @@ impl Report {
             begins: s.begins,
             ends: s.ends,
             ends_by_close: s.ends_by_close,
+            segments_open: s.segments_open,
+            open_at_reset: s.open_at_reset,
             preemptions: s.preemptions,
             resumes: s.resumes,
             submits: s.submits,
@@ -145,8 +151,8 @@ impl Report {
         let _ = writeln!(s, "gcaps statistics ({when})");
         let _ = writeln!(
             s,
-            "segments     begins {}  ends {}  ended by close {}",
-            self.begins, self.ends, self.ends_by_close
+            "segments     begins {}  ends {}  ended by close {}  open {} (open at the reset {})",
+            self.begins, self.ends, self.ends_by_close, self.segments_open, self.open_at_reset
         );
         let _ = writeln!(
             s,
@@ -233,6 +239,8 @@ mod tests {
             begins: 12,
             ends: 9,
             ends_by_close: 3,
+            open_at_reset: 1,
+            segments_open: 1,
             preemptions: 2,
             resumes: 2,
             submits: 8,
@@ -264,7 +272,7 @@ mod tests {
         let t = Report::new(&sample(), false).table();
         let want = "\
 gcaps statistics (since load or the last reset)
-segments     begins 12  ends 9  ended by close 3
+segments     begins 12  ends 9  ended by close 3  open 1 (open at the reset 1)
 preemption   preemptions 2  resumes 2
 runlist      submits 8  failed 1 (timed out 1)  recoveries 1
 clients      now 1  most 4    TSGs  now 2  most 5
@@ -296,6 +304,8 @@ update delay 5 samples  min 2.10 µs  mean 7.00 µs  max 40.0 µs
             serde_json::from_str(&Report::new(&sample(), false).json()).unwrap();
         assert_eq!(j["begins"], 12);
         assert_eq!(j["ends_by_close"], 3);
+        assert_eq!(j["segments_open"], 1);
+        assert_eq!(j["open_at_reset"], 1);
         assert_eq!(j["rejected"]["EPERM"], 3);
         assert_eq!(j["rejected"]["EALREADY"], 0);
         assert_eq!(j["rejected_total"], 4);

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The update ceiling treats SCHED_RR like SCHED_FIFO (issue 17, point 2). vmtest-timeout=90
+ *
+ * gcaps with update_prio=50 and the emulated GPU with its engine stalled, so the runlist
+ * submit of a begin that opens the first real-time segment stays pending for STALL_MS: the
+ * caller is inside its update (holding the update lock, at the ceiling if it was raised) for
+ * that long. A sampler thread on the other CPU reads the caller's policy and priority
+ * (sched_getscheduler/sched_getparam of its tid) all that time:
+ *   - SCHED_RR 70 and SCHED_FIFO 70 (above the ceiling) and SCHED_RR 50 (at it) are never
+ *     touched: every sample shows the caller's own policy and priority (before the fix an RR
+ *     caller was seen at SCHED_FIFO 50 in every sample);
+ *   - SCHED_RR 10 and SCHED_FIFO 10 are raised to SCHED_FIFO 50 (the ceiling the analysis
+ *     relies on) and return to their own policy and priority afterwards (RR stays RR).
+ * The window is proven, not assumed: the begin must have taken at least STALL_MS / 2 and the
+ * sampler must have read the caller inside it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "../../../uapi/linux/gcaps.h"
+#include "../lib/vmtest.h"
+
+#define CEILING 50
+#define STALL_MS 300
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const char *volatile phase = "start";
+static volatile int in_call, caller_tid, stop;
+static volatile int samples, inside, off_own, at_ceiling;
+static volatile int want_policy, want_prio;
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		printf("FAIL: affinity %d: %s\n", cpu, strerror(errno)), exit(1);
+}
+
+/* SCHED_FIFO 90 on CPU 1: reads the caller's scheduling state while it is inside its call. */
+static void *sampler(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 90 };
+
+	(void)arg;
+	pin(1);
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		printf("FAIL: sampler FIFO 90: %s\n", strerror(errno)), exit(1);
+	while (!stop) {
+		struct sched_param cp;
+		int pol, pr, was_in;
+
+		if (!in_call) {
+			usleep(200);
+			continue;
+		}
+		was_in = in_call;
+		pol = sched_getscheduler(caller_tid);
+		pr = sched_getparam(caller_tid, &cp) ? -1 : cp.sched_priority;
+		if (!was_in || !in_call)
+			continue;	/* not certainly inside the call */
+		inside++;
+		if (pol != want_policy || pr != want_prio)
+			off_own++;
+		if (pol == SCHED_FIFO && pr == CEILING)
+			at_ceiling++;
+		usleep(500);
+	}
+	return NULL;
+}
+
+static int begin(int fd)
+{
+	struct gcaps_seg_begin b = { .size = sizeof(b) };
+
+	return ioctl(fd, GCAPS_IOC_SEG_BEGIN, &b) < 0 ? -errno : (int)b.state;
+}
+
+/*
+ * One case: the caller (this thread, CPU 0) at `policy`/`prio` begins (first real-time
+ * segment: the decision changes, the stalled submit keeps it inside for STALL_MS), then ends.
+ * `raised`: whether the ceiling must apply.
+ */
+static void one(int fd, int policy, int prio, int raised)
+{
+	const char *name = policy == SCHED_RR ? "SCHED_RR" : "SCHED_FIFO";
+	struct sched_param sp = { .sched_priority = prio };
+	double t0, took;
+	int st, pol;
+
+	phase = name;
+	if (sched_setscheduler(0, policy, &sp))
+		printf("FAIL: %s %d: %s\n", name, prio, strerror(errno)), exit(1);
+	want_policy = policy;
+	want_prio = prio;
+	inside = off_own = at_ceiling = 0;
+	sh("simgpuctl stall " STR(STALL_MS));
+	t0 = now();
+	in_call = 1;
+	st = begin(fd);
+	in_call = 0;
+	took = now() - t0;
+	CHECK(st == GCAPS_STATE_RUNNING, "%s %d: begin %d", name, prio, st);
+	CHECK(took >= STALL_MS / 2e3, "%s %d: the begin took %.1f ms: the stalled submit did not "
+	      "keep it inside (precondition)", name, prio, took * 1e3);
+	CHECK(inside >= 10, "%s %d: only %d samples inside the call (precondition)", name, prio,
+	      inside);
+	/*
+	 * Raised: all samples but those that land between the ioctl's entry and the raise, or
+	 * between the restore and its return (microseconds each; the sampler reads every 0.5 ms,
+	 * so at most one sample at each end).
+	 */
+	if (raised)
+		CHECK(at_ceiling >= inside - 2, "%s %d: %d of %d samples at SCHED_FIFO %d (the "
+		      "ceiling)", name, prio, at_ceiling, inside, CEILING);
+	else
+		CHECK(off_own == 0, "%s %d (at or above the ceiling %d): %d of %d samples not at "
+		      "its own policy and priority", name, prio, CEILING, off_own, inside);
+	pol = sched_getscheduler(0);
+	CHECK(pol == policy && sched_getparam(0, &sp) == 0 && sp.sched_priority == prio,
+	      "%s %d: after the begin policy %d prio %d", name, prio, pol, sp.sched_priority);
+	CHECK(ioctl(fd, GCAPS_IOC_SEG_END, &(struct gcaps_seg_end){ .size = sizeof(struct gcaps_seg_end) }) == 0,
+	      "%s %d: end: %s", name, prio, strerror(errno));
+	pol = sched_getscheduler(0);
+	CHECK(pol == policy && sched_getparam(0, &sp) == 0 && sp.sched_priority == prio,
+	      "%s %d: after the end policy %d prio %d", name, prio, pol, sp.sched_priority);
+	printf("%s %d: begin %.0f ms, %d samples inside, %d at the ceiling, %d off its own\n",
+	       name, prio, took * 1e3, inside, at_ceiling, off_own);
+	sp.sched_priority = 0;
+	sched_setscheduler(0, SCHED_OTHER, &sp);
+}
+
+int main(void)
+{
+	pthread_t t;
+	int fd;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	start_watchdog(80, &phase, NULL);
+	sh("insmod /modules/gcaps.ko update_prio=50");
+	sh("insmod /modules/gcaps_simgpu.ko submit_timeout_ms=3000");
+	fd = open_dev();
+	pin(0);
+	caller_tid = syscall(SYS_gettid);
+	pthread_create(&t, NULL, sampler, NULL);
+
+	one(fd, SCHED_RR, 70, 0);
+	one(fd, SCHED_FIFO, 70, 0);
+	one(fd, SCHED_RR, CEILING, 0);
+	one(fd, SCHED_RR, 10, 1);
+	one(fd, SCHED_FIFO, 10, 1);
+
+	stop = 1;
+	pthread_join(t, NULL);
+	close(fd);
+	sh("rmmod gcaps_simgpu");
+	sh("rmmod gcaps");
+	printf("ceiling rr: %s\n", failures ? "FAILED" : "ok");
+	return failures ? 1 : 0;
+}
