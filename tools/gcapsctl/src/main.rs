@@ -1,4 +1,4 @@
-//! `gcapsctl`: see and steer gcaps on the device. `status` shows the module, its clients and
+//! `gcapsctl`: see and steer gcaps on the device. `check` lists setup problems; `status` shows the module, its clients and
 //! the eligible set; `run` starts a command under SCHED_FIFO with a default GPU priority;
 //! `stats` prints the module's counters and update-delay histogram; `trace` dumps or follows
 //! the module's trace ring and converts it to a Perfetto timeline.
@@ -7,6 +7,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod check;
 mod device;
 mod histogram_svg;
 mod output;
@@ -29,6 +30,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Setup problems in one table: module and device, GPU driver bound, real-time throttling,
+    /// real-time priority limits, the update ceiling and the kernel.
+    Check(check::Args),
     /// Module and backend version, every client, the eligible TSG set.
     Status(status::Args),
     /// Run a command under SCHED_FIFO with a default GPU priority for libgcaps.
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
         Err(e) => return argument_error(e),
     };
     let r = match cli.command {
+        Command::Check(a) => check::run(a),
         Command::Status(a) => status::run(a),
         Command::Run(a) => run::run(a),
         Command::Stats(a) => stats::run(a),
