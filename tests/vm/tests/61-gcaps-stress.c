@@ -52,14 +52,18 @@
 struct shared {
 	volatile long segs[PROCS];
 	volatile int failed[PROCS];
+	volatile int opened;		/* workers that have their client */
+	volatile int go;		/* set once all have: the stress starts */
+	volatile double deadline;	/* the stress bound, set before go */
 };
 
 static struct shared *sh_mem;
 static double test_start;
 static const char *volatile phase = "loading the modules";
 
-static void worker(int id, double deadline)
+static void worker(int id)
 {
+	double deadline;
 	uint64_t s = 0xabcdef12345ull * (id + 1);
 	int rt = rnd(&s) % 3 != 0, fd, k;
 	int cpu = rt ? 1 + rnd(&s) % 25 : 0;
@@ -74,6 +78,16 @@ static void worker(int id, double deadline)
 		printf("FAIL worker %d: open: %s\n", id, strerror(errno));
 		_exit(1);
 	}
+	/*
+	 * Every worker opens before any starts its segments: an open waits for the update lock at
+	 * the opener's own priority (the ceiling is for begin/end), behind every real-time updater,
+	 * so a low-priority open among workers already hammering begin/end could wait for seconds
+	 * (holding the misc layer's mutex, which the hung-task detector reports on PREEMPT_RT).
+	 */
+	__sync_fetch_and_add(&sh_mem->opened, 1);
+	while (!sh_mem->go)
+		usleep(1000);
+	deadline = sh_mem->deadline;
 	for (k = 0; k < SEGMENTS && now() < deadline; k++) {
 		struct gcaps_seg_begin b = { .size = sizeof(b) };
 		struct gcaps_seg_end e = { .size = sizeof(e) };
@@ -245,17 +259,30 @@ int main(void)
 		printf("FAIL: open: %s\n", strerror(errno));
 		return 1;
 	}
-	phase = "the stress (workers running, kills)";
+	phase = "starting the GPU clients and the workers";
 	hog = spawn(hog_argv);
 	g1 = spawn(g1_argv);
 	g2 = spawn(g2_argv);
-	t0 = now();
-	deadline = t0 + STRESS_SECONDS;
 	for (i = 0; i < PROCS; i++) {
 		pids[i] = fork();
 		if (pids[i] == 0)
-			worker(i, deadline);
+			worker(i);
 	}
+	phase = "the workers' opens";
+	t0 = now();
+	while (sh_mem->opened < PROCS && now() - t0 < WORKER_GRACE)
+		usleep(1000);
+	if (sh_mem->opened < PROCS) {
+		printf("FAIL: only %d of %d workers opened %s within %d s\n", sh_mem->opened, PROCS,
+		       GCAPS_DEV, WORKER_GRACE);
+		bad++;
+	}
+	phase = "the stress (workers running, kills)";
+	t0 = now();
+	deadline = t0 + STRESS_SECONDS;
+	sh_mem->deadline = deadline;
+	__sync_synchronize();
+	sh_mem->go = 1;
 	/* Above the workers, so that kills and LIST are on time. */
 	if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 90 }))
 		printf("FAIL: SCHED_FIFO 90: %s\n", strerror(errno));
