@@ -5,6 +5,7 @@
  *   gpuclient [--prio P] [--gpu-prio G] [--cpu N] [--no-gcaps] [--busy|--suspend]
  *             [--work MS] [--split N] [--segments K] [--gap-ms MS] [--delay-ms MS]
  *             [--start-at NS] [--timeslice US] [--hold-ms MS] [--tag NAME] [--report] [--hog]
+ *             [--depth N]
  *             [--wait-go] [--go PID] [--end-on-go]
  *   gpuclient --bench N [--prio P]   N begin+end round trips without GPU work, and N getppid()
  *                            calls: "BENCH syscall_ns= roundtrip_ns= (means) roundtrip_max_ns="
@@ -18,8 +19,9 @@
  * --work ms submitted as --split pieces (each waited for before the next), GCAPS_IOC_SEG_END;
  * --gap-ms of sleep between segments. --work 0: a segment without GPU work (only --hold-ms);
  * --no-gpu: do not open the GPU at all (a /dev/gcaps client without TSGs; implies --work 0). --busy waits by polling (SIMGPU_WAIT_POLL in a loop),
- * --suspend (default) by blocking. --hog: endless best-effort work (two items of --work ms in
- * flight, so the TSG always has work), one ITEM line per finished item with --report.
+ * --suspend (default) by blocking. --hog: endless best-effort work (--depth items of --work ms in
+ * flight, default 2, at most 32, so the TSG always has work unless the hog gets no CPU while
+ * depth - 1 items run), one ITEM line per finished item with --report.
  *
  * Synchronisation on events instead of start times (a "go" is SIGUSR1; the two waiting options
  * block it from the start, so a go that comes early is kept; signals do not queue: one go per
@@ -163,7 +165,8 @@ static void wait_item(uint64_t seqno, struct simgpu_completion *c)
 int main(int argc, char **argv)
 {
 	int prio = 0, gpu_prio = 0, cpu = -1, use_gcaps = 1, split = 1, segments = 1, report = 0;
-	int hog = 0, gcaps = -1, bench = 0, use_gpu = 1, wait_go_start = 0, end_on_go = 0, k, i;
+	int hog = 0, depth = 2, gcaps = -1, bench = 0, use_gpu = 1, wait_go_start = 0, end_on_go = 0;
+	int k, i;
 	pid_t go_pid = 0;
 	double work_ms = 10, gap_ms = 0, delay_ms = 0, hold_ms = 0;
 	unsigned int timeslice = 0;
@@ -243,6 +246,8 @@ int main(int argc, char **argv)
 			report = 1;
 		} else if (!strcmp(o, "--hog")) {
 			hog = 1;
+		} else if (!strcmp(o, "--depth")) {
+			depth = (int)num_arg(o, v); i++;
 		} else if (!strcmp(o, "--wait-go")) {
 			wait_go_start = 1;
 		} else if (!strcmp(o, "--end-on-go")) {
@@ -254,8 +259,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (split < 1 || segments < 0 || (hog && work_ms <= 0))
-		usage("--split must be >= 1 and a hog's --work > 0");
+	if (split < 1 || segments < 0 || (hog && work_ms <= 0) || depth < 1 || depth > 32)
+		usage("--split must be >= 1, a hog's --work > 0 and --depth 1..32");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sigemptyset(&go_set);
 	sigaddset(&go_set, SIGUSR1);
@@ -333,20 +338,21 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (hog) {
-		uint64_t item = (uint64_t)(work_ms * 1e6), q[2], sub;
+		uint64_t item = (uint64_t)(work_ms * 1e6), q[32], sub;
 		struct simgpu_completion c;
 
 		q[0] = submit(item, &sub);
 		started(tag, info.tsgid, 0, 0, sub, go_pid);
-		for (;;) {
-			q[1] = submit(item, NULL);
-			wait_item(q[0], &c);
+		for (k = 1; k < depth; k++)
+			q[k] = submit(item, NULL);
+		for (k = 0;; k = (k + 1) % depth) {	/* q[k]: the oldest item in flight */
+			wait_item(q[k], &c);
 			if (report)
 				printf("ITEM tag=%s pid=%d tsg=%u seq=%llu submit=%llu gpu_start=%llu gpu_end=%llu preempt=%u\n",
 				       tag, getpid(), info.tsgid, (unsigned long long)c.seqno,
 				       (unsigned long long)c.submit_ns, (unsigned long long)c.start_ns,
 				       (unsigned long long)c.end_ns, c.preemptions);
-			q[0] = q[1];
+			q[k] = submit(item, NULL);
 		}
 	}
 
