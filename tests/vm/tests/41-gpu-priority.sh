@@ -15,7 +15,7 @@ work_ms=20
 gpu_load theta_us=$((theta_ns / 1000))
 
 for i in 1 2 3; do
-  gpuclient --no-gcaps --hog --work 5 --depth 8 --tag H$i --report >h$i.out &
+  gpuclient --no-gcaps --hog --work 5 --depth 32 --tag H$i --report >h$i.out &
   eval h$i=$!
 done
 for i in 1 2 3; do waitline h$i.out ITEM; done

@@ -72,7 +72,7 @@ retry d2
 # task is done. Preconditions (record): the hog had work queued throughout every segment, and
 # two C clients ran their work within the real-time run (so a C TSG closed and one opened in it).
 d3() {
-gpuclient --no-gcaps --hog --work 10 --depth 8 --tag N --report >n.out & n=$!
+gpuclient --no-gcaps --hog --work 10 --depth 32 --tag N --report >n.out & n=$!
 waitline n.out STARTED
 rm -f rt.done; : >c.out
 ( while [ ! -e rt.done ]; do gpuclient --no-gcaps --work 1 --tag C --report >>c.out; done ) & churn=$!

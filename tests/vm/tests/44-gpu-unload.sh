@@ -45,11 +45,11 @@ rel=$(field hold.out "CALL cmd=release" call)
 echo "after gcaps unloaded: stock round robin (preemptions $(f s1.out preempt) and $(f s2.out preempt))"
 
 # 3. gcaps reloads: simgpu binds through its module notifier; a segment runs alone although a
-# hog (50 ms items, two in flight) has work queued throughout it (checked on its items).
+# hog (32 items of 10 ms in flight) has work queued throughout it (checked on its items).
 insmod /modules/gcaps.ko
 [ "$(stat bound)" = 1 ] || fail "simgpu did not bind to the reloaded gcaps"
 s3() {
-  gpuclient --no-gcaps --hog --work 50 --tag N2 --report >n2.out & n2=$!
+  gpuclient --no-gcaps --hog --work 10 --depth 32 --tag N2 --report >n2.out & n2=$!
   waitline n2.out STARTED
   gpuclient --prio 50 --work 10 --tag B --report >b.out || fail "B failed"
   waitpast n2.out b.out
