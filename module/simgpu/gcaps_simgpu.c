@@ -103,6 +103,7 @@ static_assert(sizeof(struct simgpu_timeslice) == SIMGPU_TIMESLICE_SIZE_VER0);
 static_assert(sizeof(struct simgpu_runlist) == SIMGPU_RUNLIST_SIZE_VER0);
 static_assert(sizeof(struct simgpu_test_exclude) == SIMGPU_TEST_EXCLUDE_SIZE_VER0);
 static_assert(sizeof(struct simgpu_test_stall) == SIMGPU_TEST_STALL_SIZE_VER0);
+static_assert(sizeof(struct simgpu_test_hold) == SIMGPU_TEST_HOLD_SIZE_VER0);
 
 /* One work item. Lives on its TSG's queue (unfinished) or done list (finished, not collected). */
 struct simgpu_item {
@@ -164,6 +165,7 @@ static struct simgpu_engine {
 	u32 rl_next_n;
 	struct completion taken;	/* the pending runlist was taken (pending cleared) */
 	u64 stall_until;		/* test knob: no runlist is taken before this time; 0 off */
+	bool held;			/* test knob: run nothing (work queues, runlists are taken) */
 	/* Execution. */
 	enum simgpu_eng_state state;
 	int cur;			/* TSG switching in or running, -1 when idle */
@@ -452,7 +454,7 @@ static void eng_sched(u64 t, bool slice_over)
 	c = eng_tsg(eng.cur);
 	it = eng_head(c);
 	cur_i = eng_index(eng.rl, eng.rl_n, eng.cur);
-	if (it && cur_i >= 0) {
+	if (it && cur_i >= 0 && !eng.held) {
 		if (eng.state == ENG_SWITCHING)
 			return;			/* still loading a listed TSG with work */
 		if (eng.state == ENG_RUNNING && !slice_over) {
@@ -463,7 +465,7 @@ static void eng_sched(u64 t, bool slice_over)
 			return;
 		}
 	}
-	i = eng_pick(eng.cur >= 0 ? eng.cur : eng.last_ctx);
+	i = eng.held ? -1 : eng_pick(eng.cur >= 0 ? eng.cur : eng.last_ctx);
 	if (i < 0) {
 		eng_preempt_cur();
 		if (eng.state == ENG_SWITCHING)
@@ -1183,6 +1185,29 @@ static long simgpu_ioc_stall(unsigned long uarg)
 	return 0;
 }
 
+static long simgpu_ioc_hold(unsigned long uarg)
+{
+	struct simgpu_test_hold a;
+	unsigned long flags;
+	u32 usize;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = simgpu_copy_in(&a, sizeof(a), SIMGPU_TEST_HOLD_SIZE_VER0, uarg, &usize);
+	if (ret)
+		return ret;
+	if (a.hold > 1)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&eng.lock, flags);
+	eng_advance(ktime_get_ns());
+	eng.held = a.hold;
+	eng_sched(eng.clock, false);	/* held: go idle at once; released: pick at once */
+	eng_arm();
+	raw_spin_unlock_irqrestore(&eng.lock, flags);
+	return 0;
+}
+
 static long simgpu_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 {
 	struct simgpu_tsg *t = file->private_data;
@@ -1218,6 +1243,8 @@ static long simgpu_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		return simgpu_ioc_exclude(uarg);
 	case _IOC_NR(SIMGPU_IOC_TEST_STALL):
 		return simgpu_ioc_stall(uarg);
+	case _IOC_NR(SIMGPU_IOC_TEST_HOLD):
+		return simgpu_ioc_hold(uarg);
 	default:
 		return -ENOTTY;
 	}

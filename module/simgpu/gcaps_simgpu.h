@@ -159,6 +159,18 @@ struct simgpu_test_stall {
 };
 #define SIMGPU_TEST_STALL_SIZE_VER0	8
 
+/*
+ * SIMGPU_IOC_TEST_HOLD (test knob, CAP_SYS_ADMIN): hold = 1: the engine runs nothing (it goes
+ * idle at once, preempting whatever runs); work is still queued and runlists are still taken.
+ * hold = 0: the engine resumes at once (a scheduling point). A test holds the engine, lets
+ * several TSGs queue work and releases it: the TSGs had work at the same instant.
+ */
+struct simgpu_test_hold {
+	__u32 size;			/* in */
+	__u32 hold;			/* in: 1 hold, 0 release */
+};
+#define SIMGPU_TEST_HOLD_SIZE_VER0	8
+
 #define SIMGPU_IOC_INFO		_IOWR(SIMGPU_IOC_MAGIC, 0x00, struct simgpu_tsg_info)
 #define SIMGPU_IOC_SUBMIT	_IOWR(SIMGPU_IOC_MAGIC, 0x01, struct simgpu_submit)
 #define SIMGPU_IOC_WAIT		_IOWR(SIMGPU_IOC_MAGIC, 0x02, struct simgpu_wait)
@@ -166,5 +178,6 @@ struct simgpu_test_stall {
 #define SIMGPU_IOC_RUNLIST	_IOWR(SIMGPU_IOC_MAGIC, 0x04, struct simgpu_runlist)
 #define SIMGPU_IOC_TEST_EXCLUDE	_IOW(SIMGPU_IOC_MAGIC, 0x10, struct simgpu_test_exclude)
 #define SIMGPU_IOC_TEST_STALL	_IOW(SIMGPU_IOC_MAGIC, 0x11, struct simgpu_test_stall)
+#define SIMGPU_IOC_TEST_HOLD	_IOW(SIMGPU_IOC_MAGIC, 0x12, struct simgpu_test_hold)
 
 #endif /* _UAPI_GCAPS_SIMGPU_H */

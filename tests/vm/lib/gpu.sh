@@ -21,6 +21,24 @@ loaded() { grep -q "^$1 " /proc/modules; }
 updmax() { awk '/^SEG / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
            d = v["begun"] - v["begin_call"]; e = v["ended"] - v["end_call"]
            if (d > m) m = d; if (e > m) m = e } END { print m + 0 }' "$@"; }
+# covered <SEG file> <hog files>: for every segment of the SEG file (gpuclient --report), some hog
+# (gpuclient --hog --report) had work queued throughout it, from its gpu_submit to its gpu_end:
+# the hog's ITEM lines (each queued from submit= to gpu_end=, in order) cover that window.
+# Prints the windows no hog covered; false if there is one.
+covered() { awk 'function kv(  i, p) { for (i = 1; i <= NF; i++) { split($i, p, "="); v[p[1]] = p[2] } }
+  FNR == 1 { f++ }
+  f == 1 { if (/^SEG /) { kv(); n++; a[n] = v["gpu_submit"] + 0; b[n] = v["gpu_end"] + 0 }; next }
+  /^ITEM / { kv(); for (j = 1; j <= n; j++) { k = f ":" j; if (!(k in c)) c[k] = a[j]
+             if (v["submit"] + 0 <= c[k] && v["gpu_end"] + 0 > c[k]) c[k] = v["gpu_end"] + 0 } }
+  END { for (j = 1; j <= n; j++) { ok = 0; for (g = 2; g <= f; g++) if (c[g ":" j] >= b[j]) ok = 1
+          if (!ok) { print "no hog had work queued throughout the segment " a[j] ".." b[j]; bad = 1 } }
+        exit bad }' "$@"; }
+# waitpast <hog file> <SEG file>: wait (15 s at most) until the hog reported an item that ended
+# after the last gpu_end of the SEG file (so its ITEM lines cover the segments, see covered)
+waitpast() { i=0; until awk 'FNR == NR { if (/^SEG /) for (i = 1; i <= NF; i++) if (index($i, "gpu_end=") == 1 && substr($i, 9) + 0 > t) t = substr($i, 9) + 0; next }
+                             /^ITEM / { for (i = 1; i <= NF; i++) if (index($i, "gpu_end=") == 1 && substr($i, 9) + 0 > t) f = 1 }
+                             END { exit !f }' "$2" "$1"; do
+             i=$((i + 1)); [ $i -lt 300 ] || fail "$1: no item ended after the segments of $2"; sleep 0.05; done; }
 # retry <function>: sections whose timing precondition can miss in a loaded TCG VM (a process
 # woke too late) return 2 and are retried, up to 3 times; every other failure fails at once.
 retry() { for attempt in 1 2 3; do rc=0; "$@" || rc=$?; [ $rc = 2 ] || return $rc; echo "(retry: the VM was too slow for the timing precondition)"; done; fail "$1: the VM was too slow 3 times"; }

@@ -5,6 +5,8 @@
  *   gpuclient [--prio P] [--gpu-prio G] [--cpu N] [--no-gcaps] [--busy|--suspend]
  *             [--work MS] [--split N] [--segments K] [--gap-ms MS] [--delay-ms MS]
  *             [--start-at NS] [--timeslice US] [--hold-ms MS] [--tag NAME] [--report] [--hog]
+ *             [--depth N]
+ *             [--wait-go] [--go PID] [--end-on-go]
  *   gpuclient --bench N [--prio P]   N begin+end round trips without GPU work, and N getppid()
  *                            calls: "BENCH syscall_ns= roundtrip_ns= (means) roundtrip_max_ns="
  *   gpuclient --now          print CLOCK_MONOTONIC in ns
@@ -17,15 +19,29 @@
  * --work ms submitted as --split pieces (each waited for before the next), GCAPS_IOC_SEG_END;
  * --gap-ms of sleep between segments. --work 0: a segment without GPU work (only --hold-ms);
  * --no-gpu: do not open the GPU at all (a /dev/gcaps client without TSGs; implies --work 0). --busy waits by polling (SIMGPU_WAIT_POLL in a loop),
- * --suspend (default) by blocking. --hog: endless best-effort work (two items of --work ms in
- * flight, so the TSG always has work), one ITEM line per finished item with --report.
+ * --suspend (default) by blocking. --hog: endless best-effort work (--depth items of --work ms in
+ * flight, default 2, at most 32, so the TSG always has work unless the hog gets no CPU while
+ * depth - 1 items run), one ITEM line per finished item with --report.
+ *
+ * Synchronisation on events instead of start times (a "go" is SIGUSR1; the two waiting options
+ * block it from the start, so a go that comes early is kept; signals do not queue: one go per
+ * wait; a client without them dies of a go):
+ *   --wait-go     after the CLIENT line (and --start-at), wait for SIGUSR1, then --delay-ms
+ *   --go PID      send SIGUSR1 to PID at the STARTED line (below)
+ *   --end-on-go   in each segment, after its work and --hold-ms, wait for SIGUSR1 before SEG_END
+ * Start the receiving client first and wait for its CLIENT line before starting the sender.
  *
  * Output (--report), one line per segment, times in CLOCK_MONOTONIC ns:
  *   SEG tag= pid= tsg= k= prio= begin_call= begun= state= gpu_submit= gpu_start= gpu_end= done=
  *       end_call= ended= preempt= work=
  *   (begin_call/begun: around SEG_BEGIN; gpu_submit/gpu_start: when the first piece was
  *   queued/started on the GPU, gpu_end: the last piece's GPU end; done: when the wait returned; end_call/ended: around SEG_END)
- * and a first line "CLIENT tag= pid= tsg= prio= gcaps=0|1". Errors: one line on stderr, exit 1.
+ * and a first line "CLIENT tag= pid= tsg= prio= gcaps=0|1". Always (not with --bench), once:
+ * when the first segment has begun and its first work item is queued (after the begin and
+ * --hold-ms if it has no GPU work; a hog: when its first item is queued) a line
+ * "STARTED tag= pid= tsg= begun= state= submit=" (begun, state: of the begin, 0 without gcaps;
+ * submit: GPU-side time the item was queued, 0 if none).
+ * ITEM lines (--hog --report): "ITEM tag= pid= tsg= seq= submit= gpu_start= gpu_end= preempt=".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -95,14 +111,36 @@ static void spin_ns(uint64_t ns)
 }
 
 static int gpu = -1, busy;
+static sigset_t go_set;		/* SIGUSR1 */
 
-static uint64_t submit(uint64_t exec_ns)
+static uint64_t submit(uint64_t exec_ns, uint64_t *submit_ns)
 {
 	struct simgpu_submit s = { .size = sizeof(s), .exec_ns = exec_ns };
 
 	if (ioctl(gpu, SIMGPU_IOC_SUBMIT, &s))
 		die("SIMGPU_IOC_SUBMIT");
+	if (submit_ns)
+		*submit_ns = s.submit_ns;
 	return s.seqno;
+}
+
+static void wait_go(void)
+{
+	int sig;
+
+	errno = sigwait(&go_set, &sig);
+	if (errno)
+		die("sigwait(SIGUSR1)");
+}
+
+/* The STARTED line, and the go to the next client. */
+static void started(const char *tag, uint32_t tsg, uint64_t begun, unsigned int state,
+		    uint64_t submit_ns, pid_t go_pid)
+{
+	printf("STARTED tag=%s pid=%d tsg=%u begun=%llu state=%u submit=%llu\n", tag, getpid(), tsg,
+	       (unsigned long long)begun, state, (unsigned long long)submit_ns);
+	if (go_pid > 0 && kill(go_pid, SIGUSR1))
+		die("kill(--go PID, SIGUSR1)");
 }
 
 static void wait_item(uint64_t seqno, struct simgpu_completion *c)
@@ -127,7 +165,9 @@ static void wait_item(uint64_t seqno, struct simgpu_completion *c)
 int main(int argc, char **argv)
 {
 	int prio = 0, gpu_prio = 0, cpu = -1, use_gcaps = 1, split = 1, segments = 1, report = 0;
-	int hog = 0, gcaps = -1, bench = 0, use_gpu = 1, k, i;
+	int hog = 0, depth = 2, gcaps = -1, bench = 0, use_gpu = 1, wait_go_start = 0, end_on_go = 0;
+	int k, i;
+	pid_t go_pid = 0;
 	double work_ms = 10, gap_ms = 0, delay_ms = 0, hold_ms = 0;
 	unsigned int timeslice = 0;
 	uint64_t start_at = 0;
@@ -206,14 +246,26 @@ int main(int argc, char **argv)
 			report = 1;
 		} else if (!strcmp(o, "--hog")) {
 			hog = 1;
+		} else if (!strcmp(o, "--depth")) {
+			depth = (int)num_arg(o, v); i++;
+		} else if (!strcmp(o, "--wait-go")) {
+			wait_go_start = 1;
+		} else if (!strcmp(o, "--end-on-go")) {
+			end_on_go = 1;
+		} else if (!strcmp(o, "--go")) {
+			go_pid = (pid_t)num_arg(o, v); i++;
 		} else {
 			fprintf(stderr, "gpuclient: unknown option '%s'\n", o);
 			return 2;
 		}
 	}
-	if (split < 1 || segments < 0 || (hog && work_ms <= 0))
-		usage("--split must be >= 1 and a hog's --work > 0");
+	if (split < 1 || segments < 0 || (hog && work_ms <= 0) || depth < 1 || depth > 32)
+		usage("--split must be >= 1, a hog's --work > 0 and --depth 1..32");
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigemptyset(&go_set);
+	sigaddset(&go_set, SIGUSR1);
+	if ((wait_go_start || end_on_go) && sigprocmask(SIG_BLOCK, &go_set, NULL))
+		die("sigprocmask");
 
 	if (cpu >= 0) {
 		cpu_set_t set;
@@ -253,6 +305,8 @@ int main(int argc, char **argv)
 	       use_gcaps);
 	if (start_at)
 		sleep_until(start_at);
+	if (wait_go_start)
+		wait_go();
 	if (delay_ms > 0)
 		sleep_until(now_ns() + (uint64_t)(delay_ms * 1e6));
 
@@ -284,19 +338,21 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (hog) {
-		uint64_t item = (uint64_t)(work_ms * 1e6), q[2];
+		uint64_t item = (uint64_t)(work_ms * 1e6), q[32], sub;
 		struct simgpu_completion c;
 
-		q[0] = submit(item);
-		for (;;) {
-			q[1] = submit(item);
-			wait_item(q[0], &c);
+		q[0] = submit(item, &sub);
+		started(tag, info.tsgid, 0, 0, sub, go_pid);
+		for (k = 1; k < depth; k++)
+			q[k] = submit(item, NULL);
+		for (k = 0;; k = (k + 1) % depth) {	/* q[k]: the oldest item in flight */
+			wait_item(q[k], &c);
 			if (report)
-				printf("ITEM tag=%s pid=%d tsg=%u seq=%llu gpu_start=%llu gpu_end=%llu preempt=%u\n",
+				printf("ITEM tag=%s pid=%d tsg=%u seq=%llu submit=%llu gpu_start=%llu gpu_end=%llu preempt=%u\n",
 				       tag, getpid(), info.tsgid, (unsigned long long)c.seqno,
-				       (unsigned long long)c.start_ns, (unsigned long long)c.end_ns,
-				       c.preemptions);
-			q[0] = q[1];
+				       (unsigned long long)c.submit_ns, (unsigned long long)c.start_ns,
+				       (unsigned long long)c.end_ns, c.preemptions);
+			q[k] = submit(item, NULL);
 		}
 	}
 
@@ -314,12 +370,17 @@ int main(int argc, char **argv)
 		t_begun = now_ns();
 		if (hold_ms > 0)
 			spin_ns((uint64_t)(hold_ms * 1e6));
+		if (k == 0 && !total)
+			started(tag, info.tsgid, gcaps >= 0 ? t_begun : 0, b.state, 0, go_pid);
 		left = total;
 		for (i = 0; i < split && total; i++) {
-			uint64_t piece = i == split - 1 ? left : total / split;
+			uint64_t piece = i == split - 1 ? left : total / split, seq, sub;
 
 			left -= piece;
-			wait_item(submit(piece ? piece : 1), &c);
+			seq = submit(piece ? piece : 1, &sub);
+			if (k == 0 && i == 0)
+				started(tag, info.tsgid, gcaps >= 0 ? t_begun : 0, b.state, sub, go_pid);
+			wait_item(seq, &c);
 			if (i == 0) {
 				gsub = c.submit_ns;
 				gstart = c.start_ns;
@@ -328,6 +389,8 @@ int main(int argc, char **argv)
 			preempt += c.preemptions;
 		}
 		t_done = now_ns();
+		if (end_on_go)
+			wait_go();
 		t_end = now_ns();
 		if (gcaps >= 0 && ioctl(gcaps, GCAPS_IOC_SEG_END, &e))
 			die("GCAPS_IOC_SEG_END");

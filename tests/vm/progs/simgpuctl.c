@@ -13,6 +13,8 @@
  *   simgpuctl exclude T     test knob: keep TSG T off every runlist (returns once taken)
  *   simgpuctl include T     undo
  *   simgpuctl stall MS      test knob: the engine takes no runlist for MS ms
+ *   simgpuctl hold          test knob: the engine runs nothing (work queues up) until
+ *   simgpuctl release       release: then it picks at once among the TSGs with work
  *
  * Several commands may follow each other in one call (e.g. "stall 150 exclude 3"), and
  * "--at NS" first sleeps until CLOCK_MONOTONIC NS. Each knob prints
@@ -151,7 +153,7 @@ int main(int argc, char **argv)
 		a += 2;
 	}
 	if (a >= argc) {
-		fprintf(stderr, "simgpuctl: no command (runlist|words|stats|exclude T|include T|stall MS)\n");
+		fprintf(stderr, "simgpuctl: no command (runlist|words|stats|exclude T|include T|stall MS|hold|release)\n");
 		return 2;
 	}
 	for (; a < argc; a++) {
@@ -188,8 +190,12 @@ int main(int argc, char **argv)
 
 			a++;
 			knob(cmd, SIMGPU_IOC_TEST_STALL, &st);
+		} else if (!strcmp(cmd, "hold") || !strcmp(cmd, "release")) {
+			struct simgpu_test_hold h = { .size = sizeof(h), .hold = cmd[0] == 'h' };
+
+			knob(cmd, SIMGPU_IOC_TEST_HOLD, &h);
 		} else {
-			fprintf(stderr, "simgpuctl: unknown command '%s' (runlist|words|stats|exclude T|include T|stall MS)\n",
+			fprintf(stderr, "simgpuctl: unknown command '%s' (runlist|words|stats|exclude T|include T|stall MS|hold|release)\n",
 				cmd);
 			return 2;
 		}

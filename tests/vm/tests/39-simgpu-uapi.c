@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The emulated GPU's own ioctl interface (module/simgpu/gcaps_simgpu.h): every misuse returns
- * its errno and changes nothing; polling and timeouts; the per-TSG item limit; test knobs need
- * CAP_SYS_ADMIN. vmtest-timeout=60
+ * its errno and changes nothing; polling and timeouts; the per-TSG item limit; a held engine
+ * runs nothing until released; test knobs need CAP_SYS_ADMIN. vmtest-timeout=60
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../../module/simgpu/gcaps_simgpu.h"
@@ -39,9 +40,11 @@ int main(void)
 	struct simgpu_timeslice ts = { .size = sizeof(ts) };
 	struct simgpu_tsg_info info = { .size = sizeof(info) };
 	struct simgpu_test_exclude x = { .size = sizeof(x) };
+	struct simgpu_test_hold hd = { .size = sizeof(hd) };
 	struct simgpu_runlist rl = { .size = sizeof(rl) };
 	unsigned char big[sizeof(struct simgpu_submit) + 8];
-	uint64_t seqs[SIMGPU_MAX_ITEMS];
+	uint64_t seqs[SIMGPU_MAX_ITEMS], rel;
+	struct timespec t;
 	int gpu, ctl, i;
 
 	if (system("insmod /modules/gcaps_simgpu.ko"))
@@ -85,6 +88,9 @@ int main(void)
 	EXPECT_ERR(gpu, SIMGPU_IOC_WAIT, &w, EINVAL);
 	x.tsgid = 100000;
 	EXPECT_ERR(ctl, SIMGPU_IOC_TEST_EXCLUDE, &x, EINVAL);
+	hd.hold = 2;
+	EXPECT_ERR(ctl, SIMGPU_IOC_TEST_HOLD, &hd, EINVAL);
+	EXPECT_ERR(gpu, SIMGPU_IOC_TEST_HOLD, &hd, ENOTTY);
 	/* Nothing was queued by the failed calls: the first real item is number 1. */
 	s.exec_ns = 50000000;
 	CHECK(ioctl(gpu, SIMGPU_IOC_SUBMIT, &s) == 0 && s.seqno == 1, "first seqno");
@@ -101,6 +107,25 @@ int main(void)
 	CHECK(w.done.seqno == 1 && w.done.end_ns - w.done.start_ns == 50000000 &&
 	      w.done.start_ns >= w.done.submit_ns && w.done.preemptions == 0, "completion record");
 	EXPECT_ERR(gpu, SIMGPU_IOC_WAIT, &w, ENOENT);	/* collected */
+
+	/* Hold: the queued item does not start until the release, then runs its 1 ms. */
+	hd.hold = 1;
+	CHECK(ioctl(ctl, SIMGPU_IOC_TEST_HOLD, &hd) == 0, "hold");
+	s.exec_ns = 1000000;
+	CHECK(ioctl(gpu, SIMGPU_IOC_SUBMIT, &s) == 0, "submit while held");
+	w.seqno = s.seqno;
+	w.timeout_ns = 20000000;
+	EXPECT_ERR(gpu, SIMGPU_IOC_WAIT, &w, ETIMEDOUT);
+	hd.hold = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	CHECK(ioctl(ctl, SIMGPU_IOC_TEST_HOLD, &hd) == 0, "release");
+	w.timeout_ns = 0;
+	CHECK(ioctl(gpu, SIMGPU_IOC_WAIT, &w) == 0, "wait after the release");
+	rel = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+	CHECK(w.done.start_ns >= rel && w.done.end_ns - w.done.start_ns == 1000000,
+	      "held item: started %lld ns after the release call, ran %llu ns",
+	      (long long)(w.done.start_ns - rel),
+	      (unsigned long long)(w.done.end_ns - w.done.start_ns));
 
 	/* The item limit: SIMGPU_MAX_ITEMS queued or uncollected, then EBUSY. */
 	s.exec_ns = 1000;

@@ -2,7 +2,9 @@
 # gcaps.ko + gcaps_simgpu.ko end to end (issue 9): a higher-priority segment preempts a lower
 # one mid-work and the lower one resumes; equal priorities are first come, first served;
 # kill -9 of a task inside a segment or of a pending task frees the GPU for the next one within
-# one update delay. vmtest-timeout=200
+# one update delay. The clients are ordered by events (gpuclient --go, --wait-go, --end-on-go
+# and their STARTED lines), not by start times; a section is retried only when the clients'
+# record shows that its precondition did not hold (a process woke too late). vmtest-timeout=200
 # vmtest-needs=gpu-lib
 . /vmtest/gpu.sh   # set -eu, fail, field, f, stat, waitline, now, us, loaded, updmax, retry, gpu_load
 theta_ns=200000
@@ -10,80 +12,90 @@ tol_ns=10000000   # tolerance: TCG timer and wake-up jitter of the loaded VM (st
 
 gpu_load theta_us=$((theta_ns / 1000))
 
-# 1. H (prio 50) begins 30 ms into L's (prio 10) 80 ms of work: L is preempted, H runs alone,
-# L resumes after H's segment.
+# 1. H (prio 50) begins 30 ms after L (prio 10) queued its 300 ms of work (L's go): L is
+# preempted mid-work, H runs alone, L resumes after H's segment.
 s1() {
-t0=$(( $(now) + 2000000000 ))
-gpuclient --prio 10 --cpu 1 --work 80 --start-at $t0 --tag L --report >l.out & l=$!
-gpuclient --prio 50 --cpu 0 --work 10 --start-at $((t0 + 30000000)) --tag H --report >h.out & h=$!
-wait $l $h
+gpuclient --prio 50 --cpu 0 --work 10 --wait-go --delay-ms 30 --tag H --report >h.out & h=$!
+waitline h.out CLIENT
+gpuclient --prio 10 --cpu 1 --work 300 --go $h --tag L --report >l.out & l=$!
+wait $l && wait $h || fail "a client failed"
 cat l.out h.out
-# precondition: L was on the GPU when H began
+# precondition: L was on the GPU when H began (H woke within L's 300 ms)
 [ "$(f l.out gpu_start)" -lt "$(f h.out begin_call)" ] && [ "$(f h.out begin_call)" -lt "$(f l.out gpu_end)" ] || return 2
 [ "$(f h.out gpu_end)" -lt "$(f l.out gpu_end)" ] || fail "L finished before H"
 [ "$(f l.out preempt)" -ge 1 ] || fail "L not preempted"
 [ "$(f h.out preempt)" = 0 ] || fail "H preempted"
 [ "$(f h.out state)" = 1 ] || fail "H not running at begin"
 [ $(( $(f h.out gpu_end) - $(f h.out gpu_submit) )) -eq $((theta_ns + 10000000)) ] || fail "H not alone on the GPU"
-[ $(( $(f l.out gpu_end) - $(f l.out gpu_start) )) -ge 90000000 ] || fail "L did not wait for H"
+[ $(( $(f l.out gpu_end) - $(f l.out gpu_start) )) -ge 310000000 ] || fail "L did not wait for H"
 lat=$(( $(f h.out gpu_start) - $(f h.out begin_call) ))
 U=$(updmax l.out h.out)
 echo "FIGURE preemption: H's GPU start $(us $lat) us after its begin call (theta $(us $theta_ns) us, update delay $(us $U) us); L resumed after H and finished $(us $(( $(f l.out gpu_end) - $(f h.out gpu_end) ))) us after H"
 }
 retry s1
 
-# 2. Equal priorities: first come, first served (E2 pends until E1's segment ends).
-s2() {
-t0=$(( $(now) + 2000000000 ))
-gpuclient --prio 30 --cpu 1 --work 40 --start-at $t0 --tag E1 --report >e1.out & e1=$!
-gpuclient --prio 30 --cpu 0 --work 10 --start-at $((t0 + 15000000)) --tag E2 --report >e2.out & e2=$!
+# 2. Equal priorities: first come, first served (E2 pends until E1's segment ends). E2 begins
+# once E1 has queued its work, and E1 ends its segment only once E2 has begun (E2's go): E2
+# begins inside E1's segment by construction.
+gpuclient --prio 30 --cpu 1 --work 40 --end-on-go --tag E1 --report >e1.out & e1=$!
+waitline e1.out CLIENT
+gpuclient --prio 30 --cpu 0 --work 10 --wait-go --go $e1 --tag E2 --report >e2.out & e2=$!
+waitline e2.out CLIENT
+waitline e1.out STARTED
+kill -USR1 $e2
 wait $e1 $e2
 cat e1.out e2.out
-# precondition: E2 began while E1's segment was open
-[ "$(f e1.out begun)" -lt "$(f e2.out begin_call)" ] && [ "$(f e2.out begin_call)" -lt "$(f e1.out end_call)" ] || return 2
+[ "$(f e1.out begun)" -lt "$(f e2.out begin_call)" ] && [ "$(f e2.out begun)" -lt "$(f e1.out end_call)" ] || fail "E2 did not begin inside E1's segment"
 [ "$(f e2.out state)" = 2 ] || fail "E2 not pending at begin"
 [ "$(f e1.out preempt)" = 0 ] || fail "E1 preempted by an equal priority"
 [ $(( $(f e1.out gpu_end) - $(f e1.out gpu_start) )) -eq 40000000 ] || fail "E1 not alone"
-[ "$(f e2.out gpu_start)" -ge "$(f e1.out gpu_end)" ] || fail "E2 ran before E1 finished"
-echo "fcfs: E2 pending, ran $(us $(( $(f e2.out gpu_start) - $(f e1.out gpu_end) ))) us after E1's GPU end"
-}
-retry s2
+[ "$(f e2.out gpu_start)" -ge "$(f e1.out end_call)" ] || fail "E2 ran before E1's segment ended"
+echo "fcfs: E2 pending, ran $(us $(( $(f e2.out gpu_start) - $(f e1.out end_call) ))) us after E1's segment ended"
 
 # 3. kill -9 of the task inside a segment: the pending one gets the GPU within one update delay.
+# P begins once K has queued its 3 s of work (K's go); K is killed once P has begun and queued
+# (P's STARTED line).
 s3() {
-t0=$(( $(now) + 2000000000 ))
-gpuclient --prio 50 --cpu 0 --work 3000 --start-at $t0 --tag K --report >k.out & k=$!
-gpuclient --prio 30 --cpu 1 --work 10 --start-at $((t0 + 50000000)) --tag P --report >p.out & p=$!
-gpuclient --sleep-until $((t0 + 300000000))
-gpuclient --kill $k >kill.out
-wait $p; wait $k 2>/dev/null || true
-cat p.out kill.out
-# precondition: K held the GPU when P began (P pending) and P began before the kill
-[ "$(f p.out state)" = 2 ] && [ "$(f p.out begin_call)" -lt "$(field kill.out KILL at)" ] || return 2
+gpuclient --prio 30 --cpu 1 --work 10 --wait-go --tag P --report >p.out & p=$!
+waitline p.out CLIENT
+gpuclient --prio 50 --cpu 0 --work 3000 --go $p --tag K --report >k.out & k=$!
+waitline p.out STARTED
+gpuclient --kill $k >kill.out || fail "K gone before the kill"
+wait $p || fail "P failed"; wait $k 2>/dev/null || true
+cat k.out p.out kill.out
 tk=$(field kill.out KILL at); tx=$(field kill.out KILL exited)
+# precondition: the kill came before K's work could have ended (P woke within K's 3 s)
+[ "$tk" -lt $(( $(field k.out STARTED submit) + 3000000000 )) ] || return 2
+[ "$(field k.out STARTED state)" = 1 ] || fail "K not running at begin"
+[ "$(f p.out state)" = 2 ] || fail "P not pending at begin"
 U=$(updmax l.out h.out e1.out e2.out p.out)
 lat=$(( $(f p.out gpu_start) - tk ))
 echo "FIGURE kill: P's GPU start $(us $lat) us after kill -9 of the segment holder; the holder's exit (files closed) took $(us $((tx - tk))) us; update delay $(us $U) us, theta $(us $theta_ns) us, tol $(us $tol_ns) us"
 # The GPU is freed by the holder's exit (closing its files): at most one update delay (+ theta
 # to switch P in, + tolerance) after the exit completed.
+[ "$(f p.out gpu_start)" -gt "$tk" ] || fail "P ran before K was killed"
 [ "$(f p.out gpu_start)" -le $((tx + U + theta_ns + tol_ns)) ] || fail "GPU not freed within one update delay of the exit"
 }
 retry s3
 
 # 4. kill -9 of a pending task: nothing changes for the running one; the next pending one runs.
+# P1 begins once K2 has queued its 1 s of work, P2 once P1 has (the goes); P1 is killed once
+# P2 has begun and queued (P2's STARTED line).
 s4() {
-t0=$(( $(now) + 2000000000 ))
-gpuclient --prio 50 --cpu 0 --work 300 --start-at $t0 --tag K2 --report >k2.out & k2=$!
-gpuclient --prio 40 --cpu 1 --work 10 --start-at $((t0 + 30000000)) --tag P1 --report >p1.out & p1=$!
-gpuclient --prio 30 --cpu 1 --work 10 --start-at $((t0 + 40000000)) --tag P2 --report >p2.out & p2=$!
-gpuclient --sleep-until $((t0 + 100000000))
-kill -9 $p1
-wait $k2 $p2; wait $p1 2>/dev/null || true
-cat k2.out p2.out
-# precondition: P2 began while K2's segment was open
-[ "$(f p2.out state)" = 2 ] || return 2
+gpuclient --prio 30 --cpu 1 --work 10 --wait-go --tag P2 --report >p2.out & p2=$!
+waitline p2.out CLIENT
+gpuclient --prio 40 --cpu 1 --work 10 --wait-go --go $p2 --tag P1 --report >p1.out & p1=$!
+waitline p1.out CLIENT
+gpuclient --prio 50 --cpu 0 --work 1000 --go $p1 --tag K2 --report >k2.out & k2=$!
+waitline p2.out STARTED
+gpuclient --kill $p1 >kill2.out || fail "P1 gone before the kill: it did not pend behind K2"
+wait $k2 && wait $p2 || fail "a client failed"; wait $p1 2>/dev/null || true
+cat k2.out p1.out p2.out kill2.out
+# precondition: P1 was killed inside K2's segment (the chain woke within K2's 1 s)
+[ "$(field kill2.out KILL at)" -lt "$(f k2.out gpu_end)" ] || return 2
+[ "$(field p1.out STARTED state)" = 2 ] && [ "$(f p2.out state)" = 2 ] || fail "P1 and P2 not pending at begin"
 [ "$(f k2.out preempt)" = 0 ] || fail "K2 preempted"
-[ $(( $(f k2.out gpu_end) - $(f k2.out gpu_start) )) -eq 300000000 ] || fail "K2 not alone"
+[ $(( $(f k2.out gpu_end) - $(f k2.out gpu_start) )) -eq 1000000000 ] || fail "K2 not alone"
 [ "$(f p2.out gpu_start)" -ge "$(f k2.out gpu_end)" ] || fail "P2 ran before K2 ended"
 echo "kill pending: K2 undisturbed, P2 ran $(us $(( $(f p2.out gpu_start) - $(f k2.out gpu_end) ))) us after K2's GPU end"
 }
