@@ -330,7 +330,8 @@ pub struct ListBuf {
     pub tsgs: [uapi::TsgInfo; MAX_TSGS],
 }
 
-/// Everything the update lock guards.
+/// Everything the update lock guards. `Clone` is for tests (a copy is large).
+#[derive(Clone)]
 pub struct Core {
     policy: Policy,
     clients: [Client; MAX_CLIENTS],
@@ -407,6 +408,12 @@ impl Core {
     /// The policy (read-only: for tests and diagnostics).
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// The slot the core believes runs the real-time segment (its cache of the policy's
+    /// running client, for the trace; for tests and diagnostics).
+    pub fn running_slot(&self) -> Option<usize> {
+        slot_of(self.running)
     }
 
     /// Generation of the published decision.

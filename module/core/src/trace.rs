@@ -16,6 +16,7 @@ use core::ops::DerefMut;
 use super::uapi::TraceEvent;
 
 /// The ring over its storage `S` (a slice of events the host allocated).
+#[derive(Clone)]
 pub struct Ring<S> {
     slots: S,
     next_seq: u64,

@@ -11,10 +11,14 @@ use gcaps_core::uapi::TraceEvent;
 use gcaps_core::{Decision, Errno, Host, Opener, PidToken, TsgEvent, Warning, TSG_WORDS};
 use std::collections::{BTreeMap, BTreeSet};
 
+#[derive(Clone)]
 pub struct TestHost {
     pub now: u64,
     pub ring: Ring<Vec<TraceEvent>>,
     pub published: Vec<Decision>,
+    /// The host's snapshot as the driver reads it (`all`, generation, words): the last
+    /// publish, with the ids released since the last take cleared at once (the C glue).
+    pub snap: (bool, u64, [u64; TSG_WORDS]),
     pub resubmits: u32,
     pub fail_resubmit: Option<Errno>,
     pub exited: BTreeSet<usize>,
@@ -31,6 +35,7 @@ impl TestHost {
             now: 1000,
             ring: Ring::new(vec![TraceEvent::default(); trace_cap]),
             published: Vec::new(),
+            snap: (true, 0, [0; TSG_WORDS]),
             resubmits: 0,
             fail_resubmit: None,
             exited: BTreeSet::new(),
@@ -79,6 +84,7 @@ impl TestHost {
         ev.present = 0;
         self.table.insert(t, ev);
         self.released[t as usize / 64] |= 1 << (t % 64);
+        self.snap.2[t as usize / 64] &= !(1 << (t % 64));
     }
 
     /// What the published snapshot says now (with released ids kept off, as the C glue does).
@@ -96,6 +102,11 @@ impl Host for TestHost {
     }
     fn publish(&mut self, d: &Decision) {
         self.published.push(*d);
+        let mut words = *d.eligible.words();
+        for (w, r) in words.iter_mut().zip(self.released) {
+            *w &= !r;
+        }
+        self.snap = (d.all, d.generation, words);
     }
     fn resubmit(&mut self) -> Result<(), Errno> {
         self.resubmits += 1;
