@@ -11,16 +11,14 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 "$rustc" --version
-"$rustc" --edition 2021 --crate-type lib --crate-name gcaps_policy -D warnings \
-    "$here/src/lib.rs" -o "$out/default.rlib"
-"$rustc" --edition 2021 --crate-type lib --crate-name gcaps_policy -D warnings \
-    -C overflow-checks=on -C panic=abort -C opt-level=2 \
-    "$here/src/lib.rs" -o "$out/kernel-like.rlib"
-echo "gcaps-policy: OK with $("$rustc" --version)"
-core=$here/../core/src/lib.rs
-"$rustc" --edition 2021 --crate-type lib --crate-name gcaps_core -D warnings \
-    "$core" -o "$out/core-default.rlib"
-"$rustc" --edition 2021 --crate-type lib --crate-name gcaps_core -D warnings \
-    -C overflow-checks=on -C panic=abort -C opt-level=2 \
-    "$core" -o "$out/core-kernel-like.rlib"
-echo "gcaps-core: OK with $("$rustc" --version)"
+# check <crate name> <lib.rs>: both builds of one crate.
+check() {
+    "$rustc" --edition 2021 --crate-type lib --crate-name "$1" -D warnings \
+        "$2" -o "$out/$1-default.rlib"
+    "$rustc" --edition 2021 --crate-type lib --crate-name "$1" -D warnings \
+        -C overflow-checks=on -C panic=abort -C opt-level=2 \
+        "$2" -o "$out/$1-kernel-like.rlib"
+    echo "$1: OK with $("$rustc" --version)"
+}
+check gcaps_policy "$here/src/lib.rs"
+check gcaps_core "$here/../core/src/lib.rs"
