@@ -18,9 +18,11 @@
 //!   the owner's thread group exited, whichever comes first; its `handle` names a registered
 //!   policy client whose key is `key`. Files reach their client by [`ClientRef`] (slot and id,
 //!   ids never reused), so a file outliving its client never reaches the slot's next client.
-//! * `tsgs[t].exists` iff the policy has TSG `t`, with owner key `key`; `tsgs[t].owner` is
-//!   1 + the lowest client slot in use with that key (0: none), kept on every open, removal
-//!   and TSG event, so LIST costs O(C + T).
+//! * TSG existence and owner keys are the policy's (`policy.tsgs()`, `policy.tsg_owner`); the
+//!   mirror `tsgs[t]` adds what only the driver's events say (owner tgid and start time,
+//!   timeslice, channels) and is all-zero for ids the policy does not have. `tsgs[t].owner` is
+//!   1 + the lowest client slot in use with the TSG's key (0: none), kept on every open,
+//!   removal and TSG event, so LIST costs O(C + T).
 //! * `running` is 1 + the slot of the policy's running real-time client (0: none).
 //! * Keys are never reused: a key names one process identity `(tgid, start)` for as long as a
 //!   client or a TSG carries it, and new identities get `next_key`, which only grows.
@@ -213,13 +215,12 @@ impl Client {
     };
 }
 
-/// The driver's view of one TSG, as last applied. All-zero = no such TSG.
+/// The driver's view of one TSG, as last applied (existence and key: the policy's). All-zero
+/// for ids the policy does not have.
 #[derive(Clone, Copy, Debug)]
 struct Tsg {
-    exists: bool,
     tgid: i32,
     start: u64,
-    key: ProcessKey,
     timeslice_us: u32,
     num_channels: u32,
     /// 1 + lowest client slot in use with `key`, 0: none.
@@ -228,10 +229,8 @@ struct Tsg {
 
 impl Tsg {
     const NONE: Self = Self {
-        exists: false,
         tgid: 0,
         start: 0,
-        key: 0,
         timeslice_us: 0,
         num_channels: 0,
         owner: 0,
@@ -452,8 +451,9 @@ impl Core {
         let from_tsg = || {
             self.tsgs
                 .iter()
-                .find(|t| t.exists && t.tgid as u32 == tgid && t.start == start)
-                .map(|t| t.key)
+                .zip(0u32..)
+                .filter(|(t, _)| t.tgid as u32 == tgid && t.start == start)
+                .find_map(|(_, id)| self.policy.tsg_owner(id))
         };
         if let Some(k) = from_client.or_else(from_tsg) {
             return k;
@@ -620,8 +620,8 @@ impl Core {
         };
         // The new client owns its process's TSGs unless a lower slot of the process does.
         let me = plus1(slot);
-        for t in self.tsgs.iter_mut() {
-            if t.exists && t.key == key && (t.owner == 0 || t.owner > me) {
+        for (t, id) in self.tsgs.iter_mut().zip(0u32..) {
+            if self.policy.tsg_owner(id) == Some(key) && (t.owner == 0 || t.owner > me) {
                 t.owner = me;
             }
         }
@@ -887,12 +887,13 @@ impl Core {
         }
         out.clients_count = n;
         let d = self.policy.decision();
+        let d_exists = self.policy.tsgs();
         let mut n = 0;
         for ((t, tsgid), dst) in self
             .tsgs
             .iter()
             .zip(0u32..)
-            .filter(|(t, _)| t.exists)
+            .filter(|(_, id)| d_exists.contains(*id))
             .zip(buf.tsgs.iter_mut())
         {
             let mut flags = 0;
@@ -949,7 +950,10 @@ impl Core {
 
     /// Removes TSG `t` if the mirror has it; returns whether the decision changed.
     fn tsg_gone(&mut self, h: &mut impl Host, t: u32) -> bool {
-        let Some(old) = self.tsgs.get(t as usize).copied().filter(|m| m.exists) else {
+        if !self.policy.tsgs().contains(t) {
+            return false;
+        }
+        let Some(old) = self.tsgs.get(t as usize).copied() else {
             return false;
         };
         let out = self.policy.tsg_destroy(t);
@@ -978,9 +982,10 @@ impl Core {
         let Some(old) = self.tsgs.get(t as usize).copied() else {
             return false;
         };
-        let same_owner = old.exists && old.tgid == ev.tgid && old.start == ev.start;
+        let exists = self.policy.tsgs().contains(t);
+        let same_owner = exists && old.tgid == ev.tgid && old.start == ev.start;
         let mut changed = false;
-        if old.exists && (ev.present == 0 || !same_owner) {
+        if exists && (ev.present == 0 || !same_owner) {
             changed |= self.tsg_gone(h, t);
         }
         if ev.present == 0 {
@@ -1003,10 +1008,8 @@ impl Core {
             let owner = self.first_with_key(key).map_or(0, plus1);
             if let Some(m) = self.tsgs.get_mut(t as usize) {
                 *m = Tsg {
-                    exists: true,
                     tgid: ev.tgid,
                     start: ev.start,
-                    key,
                     timeslice_us: ev.timeslice_us,
                     num_channels: ev.num_channels,
                     owner,
@@ -1028,12 +1031,10 @@ impl Core {
         self.bound = false;
         let mut changed = false;
         for (m, t) in self.tsgs.iter_mut().zip(0u32..) {
-            if m.exists {
-                if let Ok(out) = self.policy.tsg_destroy(t) {
-                    changed |= out.decision_changed;
-                }
-                *m = Tsg::NONE;
+            if let Ok(out) = self.policy.tsg_destroy(t) {
+                changed |= out.decision_changed;
             }
+            *m = Tsg::NONE;
         }
         self.sync(h, changed, false);
     }
@@ -1042,17 +1043,11 @@ impl Core {
     /// check; O(C * T)). Returns the first violation.
     pub fn check(&self) -> Result<(), &'static str> {
         for (t, tsgid) in self.tsgs.iter().zip(0u32..) {
-            if t.exists != self.policy.tsgs().contains(tsgid) {
-                return Err("TSG mirror and policy disagree on existence");
+            let key = self.policy.tsg_owner(tsgid);
+            if key.is_none() && (t.tgid, t.start, t.timeslice_us) != (0, 0, 0) {
+                return Err("TSG mirror has an id the policy does not");
             }
-            if t.exists && self.policy.tsg_owner(tsgid) != Some(t.key) {
-                return Err("TSG mirror and policy disagree on the owner key");
-            }
-            let want = if t.exists {
-                self.first_with_key(t.key).map_or(0, plus1)
-            } else {
-                0
-            };
+            let want = key.map_or(0, |k| self.first_with_key(k).map_or(0, plus1));
             if t.owner != want {
                 return Err("TSG owner is not the lowest client slot with its key");
             }
