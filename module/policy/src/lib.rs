@@ -97,13 +97,13 @@
 //!
 //! ## Kernel inclusion
 //!
-//! The kernel module cannot use Cargo crates; its root file includes this crate as a
-//! module:
+//! The kernel module cannot use Cargo crates; the module's core (`module/core`,
+//! `gcaps-core`), which the module includes the same way, includes this crate as a module:
 //!
 //! ```text
 //! #[allow(unreachable_pub, unused_attributes, dead_code)]
-//! #[path = "../module/policy/src/lib.rs"]
-//! mod policy;
+//! #[path = "../../policy/src/lib.rs"]
+//! pub mod policy;
 //! ```
 //!
 //! The code therefore never uses `crate::` paths (they would resolve to the kernel
