@@ -14,7 +14,7 @@ help: ## List the targets
 analyze: ## Main job: analyse the embedded case-study taskset (gcaps analyze)
 	cargo run --release --locked -q -p gcaps -- analyze
 
-test: ## All tests: fmt, clippy, cargo test, install test, rustc-1.85 policy check, kernel + VM tests
+test: ## All tests: fmt, clippy, cargo test, install test, rustc-1.85 policy + core check, kernel + VM tests
 	tests/run-all.sh
 
 kernel: ## Build the fast test kernel (Linux 6.12 + Rust, gcc) into ~/.cache/gcaps/kernel/

@@ -5,7 +5,8 @@
  * the update ceiling (U1/U2), copy_struct_from_user, the published eligible snapshot
  * (seqcount), the per-TSG event table (raw spinlock) and its work item, and the backend entry
  * point gcaps_backend_register() with the function table it hands out. No policy logic lives
- * here: every decision is taken by the Rust half (gcaps_main.rs), which calls these helpers.
+ * here: every decision is taken by the Rust half (gcaps_main.rs, the host of the core in
+ * module/core), which calls these helpers.
  * Module init/exit are the Rust half's (module!); this file must not define them.
  */
 #include <linux/bitmap.h>

@@ -5,42 +5,45 @@
 //!
 //! Processes open `/dev/gcaps` (one client per open file, bound to the opening thread group)
 //! and bracket their GPU segments with `GCAPS_IOC_SEG_BEGIN`/`SEG_END`. The module decides,
-//! with the policy crate (`module/policy`, included unchanged), which TSGs may be on the GPU
-//! runlist, publishes that decision for the GPU driver (the backend, `module/include/
-//! gcaps_backend.h`) and asks it to resubmit. `docs/module.md` describes the UAPI, the update
-//! path (assumptions U1-U5 of `docs/analysis.md`), locking and the unload rules.
+//! with the core (`module/core`, which includes the policy crate `module/policy`), which TSGs
+//! may be on the GPU runlist, publishes that decision for the GPU driver (the backend,
+//! `module/include/gcaps_backend.h`) and asks it to resubmit. `docs/module.md` describes the
+//! UAPI, the update path (assumptions U1-U5 of `docs/analysis.md`), locking and the unload
+//! rules; `docs/core.md` the split between the core and this host.
 //!
-//! Files: `gcaps_main.rs` (this: module, entry points from C, ioctl decoding and the update
-//! path), `inner.rs` (state under the update lock), `trace.rs` (the trace ring), `stats.rs`
-//! (delay histogram, rejected-call counters), `glue.rs` (safe wrappers of the C glue),
-//! `uapi.rs` (UAPI mirror), `gcaps_glue.c` (what 6.12 has no Rust abstraction for).
+//! This file is the host: entry points from C, ioctl decoding and user copies, the update
+//! lock and the ceiling around the core's calls, and the [`Host`] the core acts through.
+//! `trace.rs` holds the trace ring's storage and lock, `glue.rs` the safe wrappers of the C
+//! glue (`gcaps_glue.c`: what 6.12 has no Rust abstraction for).
 
 use core::ffi::{c_int, c_long, c_uint, c_ulong, c_void};
 use core::mem::size_of;
-use kernel::ioctl::{_IOC_NR, _IOC_TYPE};
 use kernel::prelude::*;
 use kernel::sync::{new_mutex, Mutex};
 use kernel::uaccess::UserSlice;
 
-#[allow(unreachable_pub, unused_attributes, dead_code, unused_imports)]
-#[path = "../policy/src/lib.rs"]
-mod policy;
+#[allow(
+    unreachable_pub,
+    unused_attributes,
+    dead_code,
+    unused_imports,
+    clippy::module_inception
+)]
+#[path = "../core/src/lib.rs"]
+mod gcaps_core;
 
 mod glue;
-mod inner;
-mod stats;
 mod trace;
-mod uapi;
 
-use self::glue::{now_ns, Caller, Ceiling, ClientRef, PidToken, UpdateLock};
-use self::inner::{classify, BeginRequest, Call, Exits, Inner, ListBuf};
-use self::policy::{GpuPriority, SchedClass};
-use self::stats::{Rejected, ResetScope};
+use self::gcaps_core::ioctl::{self, Command, Sched};
+use self::gcaps_core::stats::Rejected;
+use self::gcaps_core::uapi::{self, TraceEvent};
+use self::gcaps_core::{
+    Call, ClientRef, Core, Decision, Errno, Exits, Host, ListBuf, Opener, PidToken, TsgEvent,
+    Warning, TSG_WORDS,
+};
+use self::glue::{now_ns, Backend, Caller, Ceiling, UpdateLock};
 use self::trace::TraceRing;
-
-// SAFETY: `Policy`'s all-zero bit pattern is exactly `Policy::new()` (documented guarantee of
-// the policy crate: only integers, bools and arrays of them).
-unsafe impl kernel::init::Zeroable for policy::Policy {}
 
 module! {
     type: Gcaps,
@@ -50,12 +53,100 @@ module! {
     license: "GPL",
 }
 
+/// The kernel error of a core [`Errno`].
+fn kerr(e: Errno) -> Error {
+    Error::from_errno(-e.0)
+}
+
+/// The core [`Errno`] of a kernel error.
+fn errno(e: Error) -> Errno {
+    Errno(-e.to_errno())
+}
+
+/// What the update lock guards: the core and the backend token.
+struct Locked {
+    core: Core,
+    be: Backend,
+}
+
+// SAFETY: `Core`'s all-zero bit pattern is `Core::new()` (documented by the core: integers,
+// bools and arrays of them, and a policy whose all-zero pattern is documented to be empty);
+// `Backend` is a zero-sized token.
+unsafe impl kernel::init::Zeroable for Locked {}
+
+// SAFETY: Arrays of UAPI structs made of integers: all-zero is valid.
+unsafe impl kernel::init::Zeroable for ListBuf {}
+
+/// The core's view of the kernel while the update lock is held.
+struct Env<'a> {
+    be: &'a mut Backend,
+    trace: &'a TraceRing,
+}
+
+impl Host for Env<'_> {
+    fn now_ns(&self) -> u64 {
+        now_ns()
+    }
+
+    fn record(&mut self, ev: &TraceEvent) {
+        self.trace.record(*ev);
+    }
+
+    fn publish(&mut self, d: &Decision) {
+        self.be.publish(d.generation, d.all, d.eligible.words());
+    }
+
+    fn resubmit(&mut self) -> core::result::Result<(), Errno> {
+        self.be.resubmit().map_err(errno)
+    }
+
+    fn pid_vnr(&self, pid: PidToken) -> u32 {
+        glue::pid_vnr(pid)
+    }
+
+    fn pid_group_exited(&self, pid: PidToken) -> bool {
+        glue::pid_group_exited(pid)
+    }
+
+    fn take_released(&mut self) -> [u64; TSG_WORDS] {
+        self.be.take_released()
+    }
+
+    fn next_tsg_event(&mut self) -> Option<TsgEvent> {
+        self.be.next_event()
+    }
+
+    fn take_recovered(&mut self) -> bool {
+        self.be.take_recovered()
+    }
+
+    fn warn(&mut self, w: Warning) {
+        match w {
+            Warning::ResubmitFailed(e) => pr_warn!(
+                "backend resubmit failed ({:?}); further failures are only counted\n",
+                kerr(e)
+            ),
+        }
+    }
+}
+
+impl Locked {
+    /// Runs `f` on the core with the host it acts through.
+    fn with<R>(&mut self, trace: &TraceRing, f: impl FnOnce(&mut Core, &mut Env<'_>) -> R) -> R {
+        let mut env = Env {
+            be: &mut self.be,
+            trace,
+        };
+        f(&mut self.core, &mut env)
+    }
+}
+
 /// The module's state. Invariant: exactly one exists while the module is loaded (it owns the
 /// only [`UpdateLock`]), at a fixed address (boxed) published to C as `ctx`.
 #[pin_data]
 struct State {
     /// Everything decisions depend on; its rt_mutex serialises every update.
-    update: UpdateLock<KVBox<Inner>>,
+    update: UpdateLock<KVBox<Locked>>,
     /// The LIST output buffer (lock order: `list` before `update`).
     #[pin]
     list: Mutex<KVBox<ListBuf>>,
@@ -73,22 +164,14 @@ struct State {
 
 impl State {
     fn ioctl(&self, client: ClientRef, cmd: u32, arg: usize, foreign: bool) -> Result<i64> {
-        // Nobody acts for somebody else: the fd belongs to the thread group that opened it.
-        if foreign {
-            return Err(EPERM);
-        }
-        if _IOC_TYPE(cmd) != uapi::IOC_MAGIC {
-            return Err(ENOTTY);
-        }
-        match _IOC_NR(cmd) {
-            uapi::NR_VERSION => self.version(arg),
-            uapi::NR_SEG_BEGIN => self.seg_begin(client, arg),
-            uapi::NR_SEG_END => self.seg_end(client, arg),
-            uapi::NR_STATUS => self.status(client, arg),
-            uapi::NR_LIST => self.list(arg),
-            uapi::NR_STATS => self.stats(arg),
-            uapi::NR_TRACE_READ => self.trace_read(arg),
-            _ => Err(ENOTTY),
+        match Command::decode(cmd, foreign).map_err(kerr)? {
+            Command::Version => self.version(arg),
+            Command::SegBegin => self.seg_begin(client, arg),
+            Command::SegEnd => self.seg_end(client, arg),
+            Command::Status => self.status(client, arg),
+            Command::List => self.list(arg),
+            Command::Stats => self.stats(arg),
+            Command::TraceRead => self.trace_read(arg),
         }?;
         Ok(0)
     }
@@ -97,10 +180,7 @@ impl State {
         let (mut v, size) = glue::read_arg::<uapi::Version>(arg)?;
         v.abi_version = uapi::ABI_VERSION;
         v.module_version = uapi::MODULE_VERSION;
-        v.backend_abi = self
-            .update
-            .lock_killable()?
-            .backend_name(&mut v.backend_name);
+        v.backend_abi = self.update.lock_killable()?.be.name(&mut v.backend_name);
         glue::write_arg(arg, &v, size)
     }
 
@@ -118,34 +198,34 @@ impl State {
     fn update<R>(
         &self,
         rt: bool,
-        keeps: impl FnOnce(&Inner) -> bool,
-        f: impl FnOnce(&mut Inner) -> Result<R>,
+        keeps: impl FnOnce(&Core) -> bool,
+        f: impl FnOnce(&mut Core, &mut Env<'_>) -> core::result::Result<R, Errno>,
     ) -> Result<R> {
         let mut ceiling = None;
         let fast = if rt {
             self.update
                 .try_lock_nonpreemptible()
-                .filter(|inner| !self.events_pending() && keeps(inner))
+                .filter(|l| !self.events_pending() && keeps(&l.core))
         } else {
             None
         };
-        let mut inner = match fast {
-            Some(inner) => inner,
+        let mut locked = match fast {
+            Some(l) => l,
             None => {
                 if rt {
                     ceiling = Some(Ceiling::raise(self.ceiling)?);
                 }
-                let mut inner = self.update.lock_killable()?;
+                let mut l = self.update.lock_killable()?;
                 if rt && self.events_pending() {
-                    inner.apply_events(&self.exits, &self.trace);
+                    l.with(&self.trace, |c, env| c.apply_events(env, &self.exits));
                 }
-                inner
+                l
             }
         };
-        let r = f(&mut inner);
-        drop(inner);
+        let r = locked.with(&self.trace, f);
+        drop(locked);
         drop(ceiling);
-        r
+        r.map_err(kerr)
     }
 
     /// Whether exits or TSG events wait to be applied (lock-free hints).
@@ -156,84 +236,51 @@ impl State {
     fn seg_begin(&self, client: ClientRef, arg: usize) -> Result {
         let entry_ns = now_ns();
         let (mut a, size) = glue::read_arg::<uapi::SegBegin>(arg)?;
-        if a.flags != 0 || !(uapi::GPU_PRIO_INHERIT..=uapi::GPU_PRIO_MAX).contains(&a.gpu_priority)
-        {
-            return Err(EINVAL);
-        }
+        ioctl::check_seg_begin(&a).map_err(kerr)?;
         // The reply must be deliverable before anything happens: an EFAULT means nothing
         // changed (unless another thread unmaps the struct during the call, uapi header).
         glue::write_arg(arg, &a, size)?;
         // The class and priority are the task's, now (never the caller's word).
-        let (policy, rt_priority) = glue::current_sched();
-        let (uclass, class, cpu_prio) = classify(policy, rt_priority);
-        let gpu = match u8::try_from(a.gpu_priority) {
-            Ok(0) | Err(_) => GpuPriority::Inherit,
-            Ok(p) => GpuPriority::Explicit(p),
-        };
-        // Permissions (the rule of sched_setscheduler for the explicit priority).
-        match (class, gpu) {
-            (SchedClass::BestEffort, GpuPriority::Explicit(_)) => return Err(EPERM),
-            (SchedClass::RealTime(own), GpuPriority::Explicit(p))
-                if p > own && !glue::may_raise_rt_prio(i32::from(p)) =>
-            {
-                return Err(EPERM)
-            }
-            _ => {}
-        }
-        let req = BeginRequest {
-            class,
-            uclass,
-            cpu_prio,
-            gpu,
-            requested: a.gpu_priority,
-        };
-        let rt = matches!(class, SchedClass::RealTime(_));
+        let req = ioctl::begin_request(&a, glue::current_sched(), glue::may_raise_rt_prio)
+            .map_err(kerr)?;
+        let rt = req.class.is_rt();
         let call = Call { entry_ns, rt };
-        let keeps = |inner: &Inner| inner.begin_keeps_decision(client, &req);
-        let (state, generation) = self.update(rt, keeps, |inner| {
-            let state = inner.seg_begin(client, req, call, &self.trace)?;
-            Ok((state, inner.generation()))
-        })?;
-        a.state = state;
-        a.generation = generation;
+        let keeps = |c: &Core| c.begin_keeps_decision(client, &req);
+        (a.state, a.generation) =
+            self.update(rt, keeps, |c, env| c.seg_begin(env, client, req, call))?;
         glue::write_arg(arg, &a, size)
     }
 
     fn seg_end(&self, client: ClientRef, arg: usize) -> Result {
         let entry_ns = now_ns();
         let (mut a, size) = glue::read_arg::<uapi::SegEnd>(arg)?;
-        if a.flags != 0 {
-            return Err(EINVAL);
-        }
+        ioctl::check_seg_end(&a).map_err(kerr)?;
         // As for a begin: an EFAULT means the segment is still open.
         glue::write_arg(arg, &a, size)?;
-        let (policy, rt_priority) = glue::current_sched();
-        let rt = matches!(classify(policy, rt_priority).1, SchedClass::RealTime(_));
+        let rt = glue::current_sched().classify().is_rt();
         let call = Call { entry_ns, rt };
-        let keeps = |inner: &Inner| inner.end_keeps_decision(client);
-        a.generation = self.update(rt, keeps, |inner| {
-            inner.seg_end(client, call, &self.trace)?;
-            Ok(inner.generation())
-        })?;
+        let keeps = |c: &Core| c.end_keeps_decision(client);
+        a.generation = self.update(rt, keeps, |c, env| c.seg_end(env, client, call))?;
         glue::write_arg(arg, &a, size)
     }
 
     fn status(&self, client: ClientRef, arg: usize) -> Result {
         let (mut s, size) = glue::read_arg::<uapi::Status>(arg)?;
-        if s.flags != 0 {
-            return Err(EINVAL);
-        }
-        self.update.lock_killable()?.status(client, &mut s)?;
+        ioctl::check_status(&s).map_err(kerr)?;
+        self.update
+            .lock_killable()?
+            .with(&self.trace, |c, env| c.status(env, client, &mut s))
+            .map_err(kerr)?;
         glue::write_arg(arg, &s, size)
     }
 
     fn list(&self, arg: usize) -> Result {
         let (mut l, size) = glue::read_arg::<uapi::List>(arg)?;
-        if l.flags != 0 || l.reserved != 0 {
-            return Err(EINVAL);
-        }
+        ioctl::check_list(&l).map_err(kerr)?;
         let mut buf = self.list.lock();
-        self.update.lock_killable()?.list(&mut buf, &mut l);
+        self.update
+            .lock_killable()?
+            .with(&self.trace, |c, env| c.list(env, &mut buf, &mut l));
         // Copy out without the update lock (a user page fault must not extend a lock hold).
         let n = (l.clients_cap.min(l.clients_count)) as usize;
         let mut w =
@@ -252,18 +299,12 @@ impl State {
 
     fn stats(&self, arg: usize) -> Result {
         let (mut s, size) = glue::read_arg::<uapi::Stats>(arg)?;
-        if s.flags & !uapi::STATS_RESET != 0 {
-            return Err(EINVAL);
-        }
-        let reset = (s.flags & uapi::STATS_RESET != 0).then(|| ResetScope::new(size));
+        let reset = ioctl::stats_reset(&s, size, glue::capable_admin).map_err(kerr)?;
         if reset.is_some() {
-            if !glue::capable_admin() {
-                return Err(EPERM);
-            }
             // A reset whose counters cannot be delivered must not happen (EFAULT: unchanged).
             glue::write_arg(arg, &s, size)?;
         }
-        self.update.lock_killable()?.stats(&mut s, reset);
+        self.update.lock_killable()?.core.stats(&mut s, reset);
         self.rejected.read(&mut s.rejected, reset);
         glue::write_arg(arg, &s, size)
     }
@@ -272,16 +313,7 @@ impl State {
     /// the ring's lock (nor the update lock) while touching user memory.
     fn trace_read(&self, arg: usize) -> Result {
         let (mut t, size) = glue::read_arg::<uapi::TraceRead>(arg)?;
-        if t.flags != 0 {
-            return Err(EINVAL);
-        }
-        if !glue::capable_admin() {
-            return Err(EPERM);
-        }
-        let stride = t.event_size as usize;
-        if stride < uapi::TRACE_EVENT_SIZE_VER0 {
-            return Err(EINVAL);
-        }
+        let stride = ioctl::trace_read_stride(&t, glue::capable_admin).map_err(kerr)?;
         let mut addr = t.events_ptr as usize;
         let pos = self.trace.read(t.from_seq, t.events_cap as usize, |ev| {
             glue::write_arg(addr, ev, stride)?;
@@ -301,18 +333,18 @@ impl State {
     /// closing thread is real-time), but it cannot fail: the lock is taken uninterruptibly and
     /// a failed raise only loses the ceiling.
     fn release(&self, client: ClientRef) {
-        let (policy, rt_priority) = glue::current_sched();
-        let rt = matches!(classify(policy, rt_priority).1, SchedClass::RealTime(_));
+        let rt = glue::current_sched().classify().is_rt();
         let _ceiling = if rt {
             Ceiling::raise(self.ceiling).ok()
         } else {
             None
         };
-        let mut inner = self.update.lock();
-        if rt {
-            inner.apply_events(&self.exits, &self.trace);
-        }
-        inner.release(client, &self.trace);
+        self.update.lock().with(&self.trace, |c, env| {
+            if rt {
+                c.apply_events(env, &self.exits);
+            }
+            c.release(env, client);
+        });
     }
 }
 
@@ -334,7 +366,7 @@ unsafe fn state<'a>(ctx: *mut c_void) -> &'a State {
 ///
 /// `ctx` is the registered state; `caller` points to an initialised `struct gcaps_caller` and
 /// `client` to writable memory for the result; `pid` is the counted `struct pid` reference the
-/// file keeps until its release (the [`PidToken`] invariant).
+/// file keeps until its release (the [`PidToken`] contract).
 #[no_mangle]
 unsafe extern "C" fn gcaps_rust_open(
     ctx: *mut c_void,
@@ -346,10 +378,21 @@ unsafe extern "C" fn gcaps_rust_open(
     let st = unsafe { state(ctx) };
     // SAFETY: `caller` points to an initialised `struct gcaps_caller` (function contract).
     let caller = unsafe { &*caller };
-    let r = st
-        .update
-        .lock_killable()
-        .and_then(|mut inner| inner.open(caller, PidToken(pid), st.max_per_user, &st.trace));
+    let opener = Opener {
+        tgid: caller.tgid,
+        start: caller.start,
+        uid: caller.uid,
+        sched: Sched {
+            policy: caller.policy,
+            rt_priority: caller.rt_priority,
+        },
+        comm: caller.comm,
+        pid: PidToken(pid),
+    };
+    let r = st.update.lock_killable().and_then(|mut l| {
+        l.with(&st.trace, |c, env| c.open(env, &opener, st.max_per_user))
+            .map_err(kerr)
+    });
     match r {
         Ok(c) => {
             // SAFETY: `client` is valid for writes (function contract).
@@ -357,7 +400,7 @@ unsafe extern "C" fn gcaps_rust_open(
             0
         }
         Err(e) => {
-            st.rejected.count(e.to_errno());
+            st.rejected.count(errno(e));
             e.to_errno()
         }
     }
@@ -404,7 +447,7 @@ unsafe extern "C" fn gcaps_rust_ioctl(
     match st.ioctl(client, cmd, arg as usize, foreign) {
         Ok(v) => v as c_long,
         Err(e) => {
-            st.rejected.count(e.to_errno());
+            st.rejected.count(errno(e));
             e.to_errno() as c_long
         }
     }
@@ -424,10 +467,13 @@ unsafe extern "C" fn gcaps_rust_bind(
 ) -> c_int {
     // SAFETY: `ctx` is the registered state (function contract).
     let st = unsafe { state(ctx) };
-    let mut inner = st.update.lock();
+    let mut l = st.update.lock();
     // SAFETY: `ops` is valid until the driver unbinds (function contract).
-    match unsafe { inner.bind(ops, drv) } {
-        Ok(()) => 0,
+    match unsafe { l.be.attach(ops, drv) } {
+        Ok(()) => {
+            l.core.backend_bound();
+            0
+        }
         Err(e) => e.to_errno(),
     }
 }
@@ -440,7 +486,11 @@ unsafe extern "C" fn gcaps_rust_bind(
 #[no_mangle]
 unsafe extern "C" fn gcaps_rust_unbind(ctx: *mut c_void) {
     // SAFETY: `ctx` is the registered state (function contract).
-    unsafe { state(ctx) }.update.lock().unbind();
+    let st = unsafe { state(ctx) };
+    let mut l = st.update.lock();
+    if l.be.forget() {
+        l.with(&st.trace, |c, env| c.backend_gone(env));
+    }
 }
 
 /// The work item: applies exits and TSG events.
@@ -452,7 +502,9 @@ unsafe extern "C" fn gcaps_rust_unbind(ctx: *mut c_void) {
 unsafe extern "C" fn gcaps_rust_work(ctx: *mut c_void) {
     // SAFETY: `ctx` is the registered state (function contract).
     let st = unsafe { state(ctx) };
-    st.update.lock().apply_events(&st.exits, &st.trace);
+    st.update
+        .lock()
+        .with(&st.trace, |c, env| c.apply_events(env, &st.exits));
 }
 
 struct Gcaps {
@@ -481,12 +533,11 @@ impl kernel::Module for Gcaps {
         }
         let trace = TraceRing::new(trace_size as usize)?;
         // All runlist-related memory is allocated here, zeroed (never on the stack).
-        let mut inner: KVBox<Inner> = KVBox::init(kernel::init::zeroed(), GFP_KERNEL)?;
+        let locked: KVBox<Locked> = KVBox::init(kernel::init::zeroed(), GFP_KERNEL)?;
         let listbuf: KVBox<ListBuf> = KVBox::init(kernel::init::zeroed(), GFP_KERNEL)?;
-        inner.start();
         let state = KBox::pin_init(
             pin_init!(State {
-                update: UpdateLock::new(inner),
+                update: UpdateLock::new(locked),
                 list <- new_mutex!(listbuf),
                 trace,
                 rejected: Rejected::new(),
@@ -515,9 +566,12 @@ impl Drop for Gcaps {
         // No file is open (each holds a module reference), so no client exists.
         glue::exit_misc();
         let c = {
-            let mut inner = self.state.update.lock();
-            inner.detach();
-            inner.counters
+            let st = &*self.state;
+            let mut l = st.update.lock();
+            if l.be.detach() {
+                l.with(&st.trace, |c, env| c.backend_gone(env));
+            }
+            *l.core.counters()
         };
         glue::exit_final();
         pr_info!(

@@ -3,7 +3,8 @@
 //! Safe wrappers around the C glue (`gcaps_glue.c`, declared in `gcaps_glue.h`, mirrored
 //! here by hand): the update lock, the update ceiling, the calling task, user structs, the
 //! published decision, the TSG event table and the backend binding. Every `unsafe` block of
-//! the module that calls into C is here.
+//! the module that calls into C is here, and the plain-old-data declarations of the core's
+//! UAPI structs for the user copies.
 
 use core::cell::UnsafeCell;
 use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
@@ -11,10 +12,12 @@ use core::marker::PhantomData;
 use core::mem::size_of;
 use core::ops::{Deref, DerefMut};
 use kernel::prelude::*;
-use kernel::types::AsBytes;
+use kernel::types::{AsBytes, FromBytes};
 use kernel::uaccess::UserSlice;
 
-use super::uapi::IoctlArg;
+use super::gcaps_core::ioctl::{self, Sched};
+use super::gcaps_core::uapi::{self, IoctlArg};
+use super::gcaps_core::{ClientRef, PidToken, TsgEvent, TSG_WORDS};
 
 /// Mirrors `struct gcaps_caller`.
 #[repr(C)]
@@ -29,31 +32,32 @@ pub(crate) struct Caller {
 }
 const _: () = assert!(size_of::<Caller>() == 40);
 
-/// Mirrors `struct gcaps_ev`: the latest state of one TSG as the driver reported it.
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-pub(crate) struct TsgEvent {
-    pub(crate) start: u64,
-    pub(crate) tsgid: u32,
-    pub(crate) tgid: i32,
-    pub(crate) timeslice_us: u32,
-    pub(crate) num_channels: u32,
-    pub(crate) present: u32,
-    pub(crate) pad: u32,
-}
+// The core's `TsgEvent` mirrors `struct gcaps_ev` and its `ClientRef` `struct gcaps_client_ref`
+// (`repr(C)`; `gcaps_glue.c` checks the C sizes).
 const _: () = assert!(size_of::<TsgEvent>() == 32);
-
-/// Mirrors `struct gcaps_client_ref`: an open file's client, by slot and by id. The id is never
-/// reused, so a file whose client is gone (its owner exited and the slot was reused) never
-/// reaches another client: every lookup matches both.
-#[repr(C)]
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct ClientRef {
-    pub(crate) id: u64,
-    pub(crate) slot: u32,
-    pub(crate) pad: u32,
-}
 const _: () = assert!(size_of::<ClientRef>() == 16);
+
+macro_rules! plain_data {
+    ($($t:ty),*) => {$(
+        // SAFETY: `repr(C)` struct of integers and byte arrays: every bit pattern is valid.
+        unsafe impl FromBytes for $t {}
+        // SAFETY: `repr(C)` with explicit padding fields only (the core's size assertions and
+        // the C side's `BUILD_BUG_ON`s check there is no implicit padding).
+        unsafe impl AsBytes for $t {}
+    )*};
+}
+plain_data!(
+    uapi::Version,
+    uapi::SegBegin,
+    uapi::SegEnd,
+    uapi::ClientInfo,
+    uapi::Status,
+    uapi::TsgInfo,
+    uapi::List,
+    uapi::Stats,
+    uapi::TraceEvent,
+    uapi::TraceRead
+);
 
 extern "C" {
     fn gcaps_glue_update_prio() -> c_int;
@@ -93,10 +97,6 @@ extern "C" {
     fn gcaps_glue_be_resubmit() -> c_int;
     fn gcaps_glue_be_name(buf: *mut c_char, len: usize) -> u32;
 }
-
-/// SCHED_FIFO and SCHED_RR (`include/uapi/linux/sched.h`).
-pub(crate) const SCHED_FIFO: i32 = 1;
-pub(crate) const SCHED_RR: i32 = 2;
 
 /// The `update_prio` module parameter (not validated).
 pub(crate) fn param_update_prio() -> i32 {
@@ -148,50 +148,50 @@ pub(crate) fn exit_final() {
 }
 
 /// The calling task's scheduling policy and `rt_priority`, read from the task.
-pub(crate) fn current_sched() -> (i32, i32) {
-    let (mut policy, mut prio) = (0, 0);
+pub(crate) fn current_sched() -> Sched {
+    let (mut policy, mut rt_priority) = (0, 0);
     // SAFETY: Both pointers are valid for writes; the C side reads `current`.
-    unsafe { gcaps_glue_current_sched(&mut policy, &mut prio) };
-    (policy, prio)
+    unsafe { gcaps_glue_current_sched(&mut policy, &mut rt_priority) };
+    Sched {
+        policy,
+        rt_priority,
+    }
 }
 
-/// Whether the caller may raise an RT priority to `prio` (`RLIMIT_RTPRIO` or `CAP_SYS_NICE`:
-/// the rule of `sched_setscheduler`).
-/// Whether the caller has `CAP_SYS_ADMIN` (resetting the statistics).
+/// Whether the caller has `CAP_SYS_ADMIN` (resetting the statistics, reading the trace).
 pub(crate) fn capable_admin() -> bool {
     // SAFETY: No preconditions (reads the current task's credentials).
     unsafe { gcaps_glue_capable_admin() }
 }
 
+/// Whether the caller may raise an RT priority to `prio` (`RLIMIT_RTPRIO` or `CAP_SYS_NICE`:
+/// the rule of `sched_setscheduler`).
 pub(crate) fn may_raise_rt_prio(prio: i32) -> bool {
     // SAFETY: No preconditions; checks `current`.
     unsafe { gcaps_glue_may_raise_rt_prio(prio) }
 }
 
-/// A counted reference to a thread group's `struct pid`, held by the open file (C side).
-/// Invariant: valid while the client that stores it exists (the file is open).
-#[derive(Clone, Copy, Default)]
-pub(crate) struct PidToken(pub(crate) usize);
+// A `PidToken` here is a counted reference to a thread group's `struct pid`, held by the open
+// file (C side) until its release, stored by the core in the file's client, which asks about
+// it only while that client exists (the file is open): so it is valid whenever it is used.
 
-impl PidToken {
-    /// The tgid in the calling task's pid namespace (0 if not visible there).
-    pub(crate) fn vnr(self) -> u32 {
-        if self.0 == 0 {
-            return 0;
-        }
-        // SAFETY: By the type invariant the token is a `struct pid *` with a reference held.
-        unsafe { gcaps_glue_pid_vnr(self.0) }
+/// The tgid of `pid` in the calling task's pid namespace (0 if not visible there).
+pub(crate) fn pid_vnr(pid: PidToken) -> u32 {
+    if pid.0 == 0 {
+        return 0;
     }
+    // SAFETY: The token is a `struct pid *` with a reference held (see above).
+    unsafe { gcaps_glue_pid_vnr(pid.0) }
+}
 
-    /// Whether the whole thread group has exited (its leader is gone, or a zombie without
-    /// other threads). A null token counts as exited.
-    pub(crate) fn group_exited(self) -> bool {
-        if self.0 == 0 {
-            return true;
-        }
-        // SAFETY: By the type invariant the token is a `struct pid *` with a reference held.
-        unsafe { gcaps_glue_pid_group_exited(self.0) }
+/// Whether `pid`'s whole thread group has exited (its leader is gone, or a zombie without
+/// other threads). A null token counts as exited.
+pub(crate) fn pid_group_exited(pid: PidToken) -> bool {
+    if pid.0 == 0 {
+        return true;
     }
+    // SAFETY: The token is a `struct pid *` with a reference held (see above).
+    unsafe { gcaps_glue_pid_group_exited(pid.0) }
 }
 
 /// The calling thread raised to the update ceiling (U1/U2); dropping it restores the thread's
@@ -387,7 +387,7 @@ impl<T> Drop for TraceGuard<'_, T> {
 
 /// Operations that need the update lock held; the C side also asserts it with lockdep.
 ///
-/// Invariant: the only `Backend` is the one inside the locked state (`Inner`, created by
+/// Invariant: the only `Backend` is the one inside the locked state (`Locked`, created by
 /// zeroing; there is no constructor), so a `&mut Backend` proves the update lock is held.
 pub(crate) struct Backend {
     _private: (),
@@ -395,7 +395,7 @@ pub(crate) struct Backend {
 
 impl Backend {
     /// Publishes the decision for the driver's runlist builder (seqcount write).
-    pub(crate) fn publish(&mut self, generation: u64, all: bool, words: &[u64; 16]) {
+    pub(crate) fn publish(&mut self, generation: u64, all: bool, words: &[u64; TSG_WORDS]) {
         // SAFETY: Update lock held (`&mut self` is reachable only through the guard);
         // `words` has the 16 words the C side reads.
         unsafe { gcaps_glue_publish(generation, all, words.as_ptr()) };
@@ -404,8 +404,8 @@ impl Backend {
     /// The TSG ids released since the last call: the C side cleared them in the published set
     /// and keeps them off every publish until they are taken here. Take them before draining
     /// the event table (their release events are in it by then).
-    pub(crate) fn take_released(&mut self) -> [u64; 16] {
-        let mut words = [0; 16];
+    pub(crate) fn take_released(&mut self) -> [u64; TSG_WORDS] {
+        let mut words = [0; TSG_WORDS];
         // SAFETY: Update lock held; `words` has the 16 words the C side writes.
         unsafe { gcaps_glue_take_released(words.as_mut_ptr()) };
         words
@@ -477,14 +477,11 @@ pub(crate) fn events_pending() -> bool {
 /// Reads an ioctl argument struct with the UAPI size rules: the user's `size` (first field)
 /// below `SIZE_VER0` is `EINVAL`; a shorter struct is zero-extended; a longer one must be zero
 /// beyond ours (`E2BIG`). Returns the struct and the user's size.
-pub(crate) fn read_arg<T: IoctlArg>(arg: usize) -> Result<(T, usize)> {
+pub(crate) fn read_arg<T: IoctlArg + FromBytes>(arg: usize) -> Result<(T, usize)> {
     let usize_ = UserSlice::new(arg, size_of::<u32>())
         .reader()
         .read::<u32>()?;
-    let usize_ = usize::try_from(usize_).map_err(|_| EINVAL)?;
-    if usize_ < T::SIZE_VER0 {
-        return Err(EINVAL);
-    }
+    let usize_ = ioctl::arg_size::<T>(usize_).map_err(|e| Error::from_errno(-e.0))?;
     let mut val = T::default();
     // SAFETY: `val` is a valid `T` of `size_of::<T>()` writable bytes, and any bytes are a
     // valid `T` (`FromBytes`); the C side checks the user range.

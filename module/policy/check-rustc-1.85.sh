@@ -1,8 +1,9 @@
 #!/bin/sh
-# Compiles the gcaps-policy crate with Debian's rustc 1.85 (/usr/bin/rustc), the compiler
-# used for the Rust-for-Linux kernel and its modules, exactly as a standalone no_std
-# library: once with default flags and once like the kernel (overflow checks on,
-# panic = abort). Warnings are errors. Usage: module/policy/check-rustc-1.85.sh
+# Compiles the gcaps-policy crate and the gcaps-core crate (module/core, which includes the
+# policy's source) with Debian's rustc 1.85 (/usr/bin/rustc), the compiler used for the
+# Rust-for-Linux kernel and its modules, exactly as standalone no_std libraries: once with
+# default flags and once like the kernel (overflow checks on, panic = abort). Warnings are
+# errors. Usage: module/policy/check-rustc-1.85.sh
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 rustc=${RUSTC_185:-/usr/bin/rustc}
@@ -10,9 +11,14 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 "$rustc" --version
-"$rustc" --edition 2021 --crate-type lib --crate-name gcaps_policy -D warnings \
-    "$here/src/lib.rs" -o "$out/default.rlib"
-"$rustc" --edition 2021 --crate-type lib --crate-name gcaps_policy -D warnings \
-    -C overflow-checks=on -C panic=abort -C opt-level=2 \
-    "$here/src/lib.rs" -o "$out/kernel-like.rlib"
-echo "gcaps-policy: OK with $("$rustc" --version)"
+# check <crate name> <lib.rs>: both builds of one crate.
+check() {
+    "$rustc" --edition 2021 --crate-type lib --crate-name "$1" -D warnings \
+        "$2" -o "$out/$1-default.rlib"
+    "$rustc" --edition 2021 --crate-type lib --crate-name "$1" -D warnings \
+        -C overflow-checks=on -C panic=abort -C opt-level=2 \
+        "$2" -o "$out/$1-kernel-like.rlib"
+    echo "$1: OK with $("$rustc" --version)"
+}
+check gcaps_policy "$here/src/lib.rs"
+check gcaps_core "$here/../core/src/lib.rs"

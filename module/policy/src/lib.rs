@@ -73,6 +73,12 @@
 //! * or [`Policy::tsg_changed`] was reported for an eligible TSG (its channels or
 //!   timeslice changed, so its entries differ).
 //!
+//! `decision_changed` is `true` exactly when the [`Decision`] snapshot changed: the `all`
+//! flag flipped (also while no TSG exists) or, while a real-time segment runs, the
+//! eligible set changed. [`Policy::decision_generation`] counts those events and is the
+//! snapshot's `generation`; the kernel module publishes the snapshot (and has the driver
+//! resubmit) after exactly these events and keeps no copy of its own.
+//!
 //! A TSG that is created while a real-time segment is open and is not the winner's is
 //! not eligible (`changed == false`) and must not appear on the runlist. The policy
 //! keeps no cache of "what is on the hardware": [`Policy::generation`] counts reported
@@ -91,13 +97,13 @@
 //!
 //! ## Kernel inclusion
 //!
-//! The kernel module cannot use Cargo crates; its root file includes this crate as a
-//! module:
+//! The kernel module cannot use Cargo crates; the module's core (`module/core`,
+//! `gcaps-core`), which the module includes the same way, includes this crate as a module:
 //!
 //! ```text
 //! #[allow(unreachable_pub, unused_attributes, dead_code)]
-//! #[path = "../module/policy/src/lib.rs"]
-//! mod policy;
+//! #[path = "../../policy/src/lib.rs"]
+//! pub mod policy;
 //! ```
 //!
 //! The code therefore never uses `crate::` paths (they would resolve to the kernel

@@ -115,7 +115,8 @@ pub struct Decision<const W: usize = DEFAULT_TSG_WORDS> {
     pub all: bool,
     /// The eligible TSGs while a real-time segment is open (`all == false`).
     pub eligible: TsgSet<W>,
-    /// [`Policy::generation`] when the decision was taken.
+    /// [`Policy::decision_generation`] when the decision was taken: two decisions with
+    /// the same generation from the same policy are equal.
     pub generation: u64,
 }
 
@@ -128,6 +129,14 @@ pub struct Outcome {
     pub changed: bool,
     /// The policy's change generation after the event (see [`Policy::generation`]).
     pub generation: u64,
+    /// `true` if the [`Decision`] snapshot changed, i.e. what a driver that filters its
+    /// TSGs through it lists: the `all` flag flipped (a real-time segment began to run
+    /// or the last one ended, also while no TSG exists), or, while a real-time segment
+    /// runs, the eligible set changed. A caller that publishes the decision publishes it
+    /// (and has the driver resubmit) exactly after such events. Content changes
+    /// ([`Policy::tsg_changed`]) and TSGs appearing or disappearing while every TSG is
+    /// eligible are not decision changes: the driver lists them itself.
+    pub decision_changed: bool,
 }
 
 /// Why an event was rejected. A rejected event leaves the policy state unchanged.
@@ -261,6 +270,8 @@ pub struct Policy<const W: usize = DEFAULT_TSG_WORDS, const C: usize = DEFAULT_C
     next_seq: u64,
     /// Bumped every time an event reports `changed`.
     generation: u64,
+    /// Bumped every time an event reports `decision_changed`.
+    decision_generation: u64,
 }
 
 impl<const W: usize, const C: usize> Default for Policy<W, C> {
@@ -287,6 +298,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
             winner: 0,
             next_seq: 0,
             generation: 0,
+            decision_generation: 0,
         }
     }
 
@@ -310,6 +322,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         self.winner = 0;
         self.next_seq = 0;
         self.generation = 0;
+        self.decision_generation = 0;
     }
 
     // ------------------------------------------------------------------ queries
@@ -349,13 +362,20 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         self.generation
     }
 
+    /// Decision generation: incremented (wrapping) by every event that reports
+    /// `decision_changed`, so it names the [`Decision`] snapshot (see
+    /// [`Outcome::decision_changed`]). The kernel module publishes it with the snapshot.
+    pub fn decision_generation(&self) -> u64 {
+        self.decision_generation
+    }
+
     /// The current decision as a copyable snapshot (see [`Decision`]). O(T/64).
     pub fn decision(&self) -> Decision<W> {
         let all = !self.rt_active();
         Decision {
             all,
             eligible: if all { TsgSet::EMPTY } else { self.eligible },
-            generation: self.generation,
+            generation: self.decision_generation,
         }
     }
 
@@ -434,6 +454,7 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         let mut c = self.clone();
         c.renumber();
         c.generation = 0;
+        c.decision_generation = 0;
         for cl in c.clients.iter_mut() {
             cl.gen = 0;
         }
@@ -816,19 +837,29 @@ impl<const W: usize, const C: usize> Policy<W, C> {
             return Outcome {
                 changed: false,
                 generation: self.generation,
+                decision_changed: false,
             };
         }
         self.finish(false)
     }
 
     fn finish(&mut self, content_changed: bool) -> Outcome {
-        let changed = self.recompute() || content_changed;
+        let was_all = self.winner == 0;
+        let set_changed = self.recompute();
+        let all = self.winner == 0;
+        let changed = set_changed || content_changed;
         if changed {
             self.generation = self.generation.wrapping_add(1);
+        }
+        // While every TSG is eligible the snapshot's set is empty, whatever exists.
+        let decision_changed = was_all != all || (!all && set_changed);
+        if decision_changed {
+            self.decision_generation = self.decision_generation.wrapping_add(1);
         }
         Outcome {
             changed,
             generation: self.generation,
+            decision_changed,
         }
     }
 

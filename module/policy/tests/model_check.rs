@@ -470,6 +470,18 @@ impl Node {
                 let expect_gen = if out.changed { g0.wrapping_add(1) } else { g0 };
                 assert_eq!(out.generation, expect_gen, "generation, {}", ctx());
                 assert_eq!(n.imp.generation(), expect_gen);
+                // The decision snapshot changes iff the `all` flag or (while not `all`) the
+                // eligible set differs; its generation counts exactly those events.
+                let (d0, d1) = (self.imp.decision(), n.imp.decision());
+                let visible = d0.all != d1.all || d0.eligible != d1.eligible;
+                assert_eq!(visible, out.decision_changed, "decision_changed, {}", ctx());
+                let dg = if visible {
+                    d0.generation.wrapping_add(1)
+                } else {
+                    d0.generation
+                };
+                assert_eq!(d1.generation, dg, "decision generation, {}", ctx());
+                assert_eq!(n.imp.decision_generation(), dg);
             }
             _ => panic!("reference {want:?} vs implementation {got:?}, {}", ctx()),
         }

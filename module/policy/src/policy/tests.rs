@@ -533,18 +533,21 @@ fn decision_snapshot() {
     let d = p.decision();
     assert!(d.all);
     assert!(d.eligible.is_empty());
-    assert_eq!(d.generation, p.generation());
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    assert_eq!(d.generation, 0);
+    assert_eq!(d.generation, p.decision_generation());
+    assert!(p.seg_begin(a, cls(&p, a), INH).unwrap().decision_changed);
     let d = p.decision();
     assert!(!d.all);
     assert_eq!(d.eligible, set(&[1]));
-    assert_eq!(d.generation, p.generation());
+    assert_eq!(d.generation, 1);
     // A TSG created while every TSG is eligible changes the eligible set but not what
     // a driver filtering through the snapshot lists.
     p.seg_end(a).unwrap();
     let before = p.decision();
-    assert!(p.tsg_create(2, 9).unwrap().changed);
+    let out = p.tsg_create(2, 9).unwrap();
+    assert!(out.changed && !out.decision_changed);
     let after = p.decision();
+    assert_eq!(after.generation, before.generation);
     assert!(before.all && after.all);
     assert_eq!(
         (before.eligible, after.eligible),
@@ -690,4 +693,27 @@ fn clients_iterator_and_sets() {
     assert_eq!(u, set(&[1, 64]));
     u.clear();
     assert!(u.is_empty());
+}
+
+#[test]
+fn all_flip_is_a_decision_change() {
+    // No TSG exists: the eligible set stays empty, but the `all` flag flips both ways and
+    // a driver must learn that TSGs it creates now are not eligible.
+    let mut p = P::new();
+    let a = reg(&mut p, 1, RT(10));
+    let out = p.seg_begin(a, cls(&p, a), INH).unwrap();
+    assert!(!out.changed && out.decision_changed);
+    assert_eq!(p.decision_generation(), 1);
+    let out = p.seg_end(a).unwrap();
+    assert!(!out.changed && out.decision_changed);
+    assert_eq!(p.decision().generation, 2);
+    // A best-effort segment changes nothing.
+    let out = p.seg_begin(a, BE, INH).unwrap();
+    assert!(!out.decision_changed);
+    // A content change of an eligible TSG is a runlist change, not a decision change.
+    p.seg_end(a).unwrap();
+    p.tsg_create(3, 1).unwrap();
+    p.seg_begin(a, RT(10), INH).unwrap();
+    let out = p.tsg_changed(3).unwrap();
+    assert!(out.changed && !out.decision_changed);
 }

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Every lifecycle path of the core through its public interface, with a test host.
+
+mod common;
+
+use common::{fifo, opener, TestHost};
+use gcaps_core::ioctl::{begin_request, BeginRequest};
+use gcaps_core::stats::ResetScope;
+use gcaps_core::uapi::{self, SegBegin};
+use gcaps_core::{Call, ClientRef, Core, Errno, Exits, ListBuf, Warning};
+
+fn core() -> Box<Core> {
+    Box::new(Core::new())
+}
+
+fn req(prio: i32, gpu: i32) -> BeginRequest {
+    let a = SegBegin {
+        size: 24,
+        gpu_priority: gpu,
+        ..Default::default()
+    };
+    begin_request(&a, fifo(prio), |_| true).unwrap()
+}
+
+fn call(rt: bool) -> Call {
+    Call { entry_ns: 0, rt }
+}
+
+fn begin(c: &mut Core, h: &mut TestHost, r: ClientRef, prio: i32) -> Result<(u32, u64), Errno> {
+    c.seg_begin(h, r, req(prio, 0), call(prio > 0))
+}
+
+fn list(c: &Core, h: &TestHost) -> (Box<ListBuf>, uapi::List) {
+    let mut buf = Box::new(ListBuf {
+        clients: [uapi::ClientInfo::default(); gcaps_core::MAX_CLIENTS],
+        tsgs: [uapi::TsgInfo::default(); gcaps_core::MAX_TSGS],
+    });
+    let mut l = uapi::List::default();
+    c.list(h, &mut buf, &mut l);
+    (buf, l)
+}
+
+fn stats(c: &mut Core, reset: Option<ResetScope>) -> uapi::Stats {
+    let mut s = uapi::Stats::default();
+    c.stats(&mut s, reset);
+    s
+}
+
+#[test]
+fn open_limits_and_trace() {
+    let (mut c, mut h) = (core(), TestHost::new(64));
+    let a = c.open(&mut h, &opener(100, 7, 0), 2).unwrap();
+    let b = c.open(&mut h, &opener(101, 7, 5), 2).unwrap();
+    assert_eq!(c.open(&mut h, &opener(102, 7, 0), 2), Err(Errno::EMFILE));
+    assert_ne!(a.id, b.id);
+    assert_ne!(a.slot, b.slot);
+    // Another uid is not limited by uid 7's clients; the table is.
+    for i in 0..126 {
+        c.open(&mut h, &opener(200 + i, 8, 0), 1000).unwrap();
+    }
+    assert_eq!(c.open(&mut h, &opener(999, 9, 0), 1000), Err(Errno::ENOSPC));
+    assert_eq!(
+        h.kinds().iter().filter(|k| **k == uapi::TRACE_OPEN).count(),
+        64
+    );
+    let s = stats(&mut c, None);
+    assert_eq!((s.clients_now, s.clients_max), (128, 128));
+    let mut st = uapi::Status::default();
+    c.status(&h, b, &mut st).unwrap();
+    assert_eq!(
+        (
+            st.self_.tgid,
+            st.self_.cpu_class,
+            st.self_.cpu_priority,
+            st.num_clients
+        ),
+        (101, uapi::CLASS_FIFO, 5, 128)
+    );
+    c.check().unwrap();
+    assert!(h.published.is_empty(), "opens never change the decision");
+}
+
+#[test]
+fn begin_end_preempt_resume() {
+    let (mut c, mut h) = (core(), TestHost::new(64));
+    c.backend_bound();
+    let lo = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
+    let hi = c.open(&mut h, &opener(2, 0, 20), 8).unwrap();
+    let be = c.open(&mut h, &opener(3, 0, 0), 8).unwrap();
+    // A best-effort segment changes nothing.
+    assert_eq!(begin(&mut c, &mut h, be, 0), Ok((uapi::STATE_RUNNING, 0)));
+    assert_eq!(h.resubmits, 0);
+    // The first real-time segment: the all flag flips (no TSG exists).
+    assert_eq!(begin(&mut c, &mut h, lo, 10), Ok((uapi::STATE_RUNNING, 1)));
+    assert_eq!(h.resubmits, 1);
+    assert!(!h.snapshot().unwrap().all);
+    let mut st = uapi::Status::default();
+    c.status(&h, be, &mut st).unwrap();
+    assert_eq!(st.self_.state, uapi::STATE_PENDING);
+    assert_eq!(begin(&mut c, &mut h, lo, 10), Err(Errno::EALREADY));
+    // Preemption.
+    assert_eq!(begin(&mut c, &mut h, hi, 20), Ok((uapi::STATE_RUNNING, 1)));
+    let ev = h.events();
+    let p = ev.iter().find(|e| e.kind == uapi::TRACE_PREEMPT).unwrap();
+    assert_eq!((p.client_id, p.running_client_id), (lo.id, hi.id));
+    // A pending end keeps the decision.
+    assert_eq!(c.seg_end(&mut h, lo, call(true)), Ok(1));
+    assert_eq!(c.seg_end(&mut h, lo, call(true)), Err(Errno::ENOENT));
+    assert_eq!(begin(&mut c, &mut h, lo, 10), Ok((uapi::STATE_PENDING, 1)));
+    let last = h.events().last().copied().unwrap();
+    assert_eq!(last.flags & uapi::TRACE_F_PENDING, uapi::TRACE_F_PENDING);
+    // The winner's end resumes `lo`.
+    c.seg_end(&mut h, hi, call(true)).unwrap();
+    let r = h
+        .events()
+        .into_iter()
+        .rev()
+        .find(|e| e.kind == uapi::TRACE_RESUME)
+        .unwrap();
+    assert_eq!((r.client_id, r.running_client_id), (lo.id, lo.id));
+    c.seg_end(&mut h, lo, call(true)).unwrap();
+    assert_eq!(c.generation(), 2);
+    assert!(h.snapshot().unwrap().all);
+    let s = stats(&mut c, None);
+    assert_eq!((s.begins, s.ends, s.preemptions, s.resumes), (4, 3, 1, 1));
+    assert_eq!(s.segments_open, 1, "the best-effort segment");
+    assert!(s.delay.count >= 4);
+    c.check().unwrap();
+}
+
+#[test]
+fn unbound_publishes_but_never_submits() {
+    let (mut c, mut h) = (core(), TestHost::new(8));
+    let a = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
+    let (_, g) = begin(&mut c, &mut h, a, 10).unwrap();
+    assert_eq!((g, h.published.len(), h.resubmits), (1, 1, 0));
+    assert_eq!(h.events().last().unwrap().flags & uapi::TRACE_F_SUBMIT, 0);
+}
+
+#[test]
+fn resubmit_failures_warn_once() {
+    let (mut c, mut h) = (core(), TestHost::new(8));
+    c.backend_bound();
+    h.fail_resubmit = Some(Errno::ETIMEDOUT);
+    let a = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
+    begin(&mut c, &mut h, a, 10).unwrap();
+    c.seg_end(&mut h, a, call(true)).unwrap();
+    let s = stats(&mut c, None);
+    assert_eq!((s.submits, s.submit_errors, s.submit_timeouts), (2, 2, 2));
+    assert_eq!(h.warnings, [Warning::ResubmitFailed(Errno::ETIMEDOUT)]);
+    let f = uapi::TRACE_F_SUBMIT | uapi::TRACE_F_SUBMIT_FAILED;
+    assert_eq!(h.events().last().unwrap().flags & f, f);
+}
+
+#[test]
+fn release_ends_the_segment() {
+    let (mut c, mut h) = (core(), TestHost::new(64));
+    c.backend_bound();
+    let a = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
+    let b = c.open(&mut h, &opener(2, 0, 5), 8).unwrap();
+    begin(&mut c, &mut h, a, 10).unwrap();
+    begin(&mut c, &mut h, b, 5).unwrap();
+    c.release(&mut h, a);
+    let ev = h.events();
+    let close = ev.iter().find(|e| e.kind == uapi::TRACE_CLOSE).unwrap();
+    assert_eq!(close.client_id, a.id);
+    assert_eq!(close.flags & uapi::TRACE_F_ENDED, uapi::TRACE_F_ENDED);
+    assert_eq!(
+        close.running_client_id, b.id,
+        "stamped with the decision after"
+    );
+    assert_eq!(ev.last().unwrap().kind, uapi::TRACE_RESUME);
+    // The file is gone: its ref names nothing.
+    assert_eq!(begin(&mut c, &mut h, a, 10), Err(Errno::EPERM));
+    c.release(&mut h, a); // a second release does nothing
+    let s = stats(&mut c, None);
+    assert_eq!((s.ends_by_close, s.clients_now), (1, 1));
+    c.check().unwrap();
+}
+
+#[test]
+fn owner_exit_and_stale_refs() {
+    let (mut c, mut h) = (core(), TestHost::new(64));
+    c.backend_bound();
+    let exits = Exits::new();
+    let a = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
+    begin(&mut c, &mut h, a, 10).unwrap();
+    // A wake while the process lives is ignored.
+    exits.mark(a.slot);
+    assert!(exits.any());
+    c.apply_events(&mut h, &exits);
+    assert!(!exits.any());
+    assert!(!c.end_keeps_decision(a));
+    // The group exits: the client goes, its segment ends now.
+    h.exited.insert(1);
+    exits.mark(a.slot);
+    exits.mark(1000); // out of range: ignored
+    c.apply_events(&mut h, &exits);
+    c.check().expect("after exit");
+    assert!(h.snapshot().unwrap().all);
+    assert_eq!(stats(&mut c, None).ends_by_close, 1);
+    // The slot is reused by another process; the old file's ref reaches nothing.
+    let b = c.open(&mut h, &opener(2, 0, 0), 8).unwrap();
+    assert_eq!(b.slot, a.slot);
+    assert_ne!(b.id, a.id);
+    c.check().expect("after reuse");
+    assert_eq!(begin(&mut c, &mut h, a, 10), Err(Errno::EPERM));
+    assert_eq!(c.seg_end(&mut h, a, call(false)), Err(Errno::EPERM));
+    let mut st = uapi::Status::default();
+    assert_eq!(c.status(&h, a, &mut st), Err(Errno::EPERM));
+    assert!(c.begin_keeps_decision(a, &req(10, 0)));
+    // The old file's release does not remove the new client.
+    c.release(&mut h, a);
+    assert_eq!(stats(&mut c, None).clients_now, 1);
+    // A slot out of range is EINVAL.
+    let bad = ClientRef {
+        id: b.id,
+        slot: 5000,
+        pad: 0,
+    };
+    assert_eq!(c.status(&h, bad, &mut st), Err(Errno::EINVAL));
+    c.check().unwrap();
+}
+
+#[test]
+fn tsg_events_owner_and_list() {
+    let (mut c, mut h) = (core(), TestHost::new(256));
+    c.backend_bound();
+    let exits = Exits::new();
+    // TSGs of a process that opens later belong to it at once.
+    h.tsg(3, 1, 10, 1);
+    h.tsg(7, 2, 20, 1);
+    c.apply_events(&mut h, &exits);
+    assert!(h.published.is_empty(), "TSGs while every TSG is eligible");
+    assert_eq!(h.resubmits, 0);
+    let a = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
+    let a2 = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
+    let (buf, l) = list(&c, &h);
+    assert_eq!((l.clients_count, l.tsgs_count, l.rt_active), (2, 2, 0));
+    assert_eq!(buf.tsgs[0].owner_client_id, a.id);
+    assert_eq!(buf.tsgs[0].flags, uapi::TSG_ELIGIBLE);
+    assert_eq!(buf.tsgs[1].owner_client_id, 0);
+    assert_eq!(buf.clients[0].num_tsgs, 1);
+    begin(&mut c, &mut h, a, 10).unwrap();
+    let d = h.snapshot().unwrap();
+    assert_eq!(d.eligible.iter().collect::<Vec<_>>(), [3]);
+    let (buf, l) = list(&c, &h);
+    assert_eq!((l.rt_active, buf.tsgs[1].flags), (1, 0));
+    // The first client goes: the process's other client owns the TSG now.
+    c.release(&mut h, a);
+    let (buf, _) = list(&c, &h);
+    assert_eq!(buf.tsgs[0].owner_client_id, a2.id);
+    c.check().unwrap();
+    begin(&mut c, &mut h, a2, 10).unwrap();
+    let g = c.generation();
+    // A content change of the winner's TSG is the driver's business.
+    h.tsg(3, 1, 10, 2);
+    c.apply_events(&mut h, &exits);
+    assert_eq!(c.generation(), g);
+    // A new TSG of the winner's process joins the eligible set.
+    h.tsg(9, 1, 10, 1);
+    c.apply_events(&mut h, &exits);
+    assert_eq!(c.generation(), g + 1);
+    assert_eq!(
+        h.snapshot().unwrap().eligible.iter().collect::<Vec<_>>(),
+        [3, 9]
+    );
+    // Another process's TSG is not eligible and changes nothing.
+    h.tsg(11, 5, 50, 1);
+    c.apply_events(&mut h, &exits);
+    assert_eq!(c.generation(), g + 1);
+    // An id reused by another process: gone and new, off the eligible set.
+    h.tsg_release(9);
+    h.tsg(9, 5, 50, 1);
+    c.apply_events(&mut h, &exits);
+    assert_eq!(
+        h.snapshot().unwrap().eligible.iter().collect::<Vec<_>>(),
+        [3]
+    );
+    let s = stats(&mut c, None);
+    assert_eq!((s.tsgs_now, s.tsgs_max), (4, 4));
+    c.check().unwrap();
+}
+
+#[test]
+fn released_id_reopened_by_the_winner_is_republished() {
+    let (mut c, mut h) = (core(), TestHost::new(64));
+    c.backend_bound();
+    let exits = Exits::new();
+    h.tsg(4, 1, 10, 1);
+    c.apply_events(&mut h, &exits);
+    let a = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
+    begin(&mut c, &mut h, a, 10).unwrap();
+    let n = h.published.len();
+    // Released and reopened by the same process before the drain: the table shows one
+    // present TSG, the released mark says the host's snapshot lacks it.
+    h.tsg_release(4);
+    h.tsg(4, 1, 10, 1);
+    c.apply_events(&mut h, &exits);
+    assert!(h.published.len() > n);
+    assert_eq!(
+        h.snapshot().unwrap().eligible.iter().collect::<Vec<_>>(),
+        [4]
+    );
+    let k = h.kinds();
+    assert_eq!(
+        &k[k.len() - 2..],
+        [uapi::TRACE_TSG_GONE, uapi::TRACE_TSG_NEW]
+    );
+    c.check().unwrap();
+}
+
+#[test]
+fn recovery_forces_a_resubmit() {
+    let (mut c, mut h) = (core(), TestHost::new(64));
+    let exits = Exits::new();
+    h.recovered = true;
+    c.apply_events(&mut h, &exits);
+    assert_eq!(h.resubmits, 0, "unbound");
+    c.backend_bound();
+    h.recovered = true;
+    c.apply_events(&mut h, &exits);
+    assert_eq!(h.resubmits, 1);
+    assert_eq!(stats(&mut c, None).recoveries, 2);
+    assert_eq!(h.kinds().last(), Some(&uapi::TRACE_RECOVERY));
+}
+
+#[test]
+fn backend_bind_unbind() {
+    let (mut c, mut h) = (core(), TestHost::new(64));
+    let exits = Exits::new();
+    c.backend_bound();
+    h.tsg(1, 1, 10, 1);
+    h.tsg(2, 2, 20, 1);
+    c.apply_events(&mut h, &exits);
+    let a = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
+    begin(&mut c, &mut h, a, 10).unwrap();
+    let r = h.resubmits;
+    c.backend_gone(&mut h);
+    // The decision without the TSGs is published, nothing is submitted.
+    assert!(h.snapshot().unwrap().eligible.is_empty());
+    assert!(!h.snapshot().unwrap().all);
+    assert_eq!(h.resubmits, r);
+    let (_, l) = list(&c, &h);
+    assert_eq!(l.tsgs_count, 0);
+    c.seg_end(&mut h, a, call(true)).unwrap();
+    assert_eq!(h.resubmits, r, "unbound: no submits");
+    c.backend_bound();
+    begin(&mut c, &mut h, a, 10).unwrap();
+    assert_eq!(h.resubmits, r + 1);
+    c.check().unwrap();
+}
+
+#[test]
+fn stats_reset_scopes() {
+    let (mut c, mut h) = (core(), TestHost::new(64));
+    c.backend_bound();
+    let a = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
+    let b = c.open(&mut h, &opener(2, 0, 20), 8).unwrap();
+    begin(&mut c, &mut h, a, 10).unwrap();
+    begin(&mut c, &mut h, b, 20).unwrap();
+    c.seg_end(&mut h, b, call(true)).unwrap();
+    // A VER0 caller (56 bytes): the segment counters (always), submits and submit_errors.
+    let s = stats(&mut c, Some(ResetScope::new(56)));
+    assert_eq!((s.begins, s.ends, s.submits, s.preemptions), (2, 1, 1, 1));
+    let s = stats(&mut c, None);
+    assert_eq!((s.begins, s.ends, s.ends_by_close, s.submits), (0, 0, 0, 0));
+    assert_eq!(
+        (s.preemptions, s.resumes, s.open_at_reset, s.segments_open),
+        (1, 1, 1, 1)
+    );
+    assert!(s.delay.count > 0);
+    assert_eq!(s.clients_max, 2);
+    // The full struct: everything.
+    c.release(&mut h, b);
+    let s = stats(&mut c, Some(ResetScope::new(528)));
+    assert_eq!(s.clients_max, 2);
+    let s = stats(&mut c, None);
+    assert_eq!(
+        (s.preemptions, s.resumes, s.delay.count, s.clients_max),
+        (0, 0, 0, 1)
+    );
+    // The balance holds across resets.
+    c.release(&mut h, a);
+    let s = stats(&mut c, None);
+    assert_eq!(
+        s.open_at_reset + s.begins,
+        s.ends + s.ends_by_close + s.segments_open
+    );
+}
+
+#[test]
+fn trace_events_carry_the_decision() {
+    let (mut c, mut h) = (core(), TestHost::new(64));
+    h.now = 5000;
+    let a = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
+    c.seg_begin(
+        &mut h,
+        a,
+        req(10, 0),
+        Call {
+            entry_ns: 4000,
+            rt: true,
+        },
+    )
+    .unwrap();
+    let e = h.events().last().copied().unwrap();
+    assert_eq!(e.kind, uapi::TRACE_BEGIN);
+    assert_eq!((e.time_ns, e.delay_ns, e.generation), (5000, 1000, 1));
+    assert_eq!(
+        (e.cpu_priority, e.requested_priority, e.effective_priority),
+        (10, 0, 10)
+    );
+    assert_eq!((e.running_client_id, e.running_tgid, e.tgid), (a.id, 1, 1));
+    assert_eq!(&e.comm[..4], b"test");
+}
