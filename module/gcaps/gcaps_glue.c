@@ -109,6 +109,13 @@ bool gcaps_glue_trylock_nopreempt(void)
 	return false;
 }
 
+/* The work item's try: only a lock that nobody owns or waits for (never a steal). */
+bool gcaps_glue_trylock_free(void)
+{
+	return !rt_mutex_base_is_locked(&gcaps_update_lock.rtmutex) &&
+	       rt_mutex_trylock(&gcaps_update_lock);
+}
+
 void gcaps_glue_unlock_nopreempt(void)
 {
 	rt_mutex_unlock(&gcaps_update_lock);
@@ -371,19 +378,29 @@ static DECLARE_BITMAP(gcaps_ev_dirty, GCAPS_BE_MAX_TSGS);
 static bool gcaps_ev_recovered;
 static void *gcaps_ctx;
 
+/*
+ * The work item applies TSG events and owner exits when no real-time update does. It never
+ * waits for the update lock: a kworker (SCHED_OTHER) queued behind a stream of real-time
+ * updaters at the ceiling would wait as long as the stream lasts (15 s in the PREEMPT_RT stress
+ * test on a loaded host, which the hung-task detector reported). It takes the lock only when
+ * nobody owns it or waits for it, and otherwise tries again a jiffy later. Nothing is lost
+ * meanwhile: every real-time update drains pending events and exits itself.
+ */
+static void gcaps_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(gcaps_work, gcaps_work_fn);
+
 static void gcaps_work_fn(struct work_struct *work)
 {
 	void *ctx = READ_ONCE(gcaps_ctx);
 
-	if (ctx)
-		gcaps_rust_work(ctx);
+	if (ctx && !gcaps_rust_work(ctx))
+		queue_delayed_work(system_highpri_wq, &gcaps_work, 1);
 }
 
-static DECLARE_WORK(gcaps_work, gcaps_work_fn);
-
+/* Any context (the driver's runlist lock, a pid's wait queue lock with irqs off). */
 static void gcaps_ev_kick(void)
 {
-	queue_work(system_highpri_wq, &gcaps_work);
+	mod_delayed_work(system_highpri_wq, &gcaps_work, 0);
 }
 
 static void gcaps_ev_put(u32 tsgid, const struct gcaps_be_tsg *tsg, bool present)
@@ -720,6 +737,6 @@ void gcaps_glue_exit_misc(void)
 /* Last step of unloading, after the backend was detached: no work item runs any more. */
 void gcaps_glue_exit_final(void)
 {
-	cancel_work_sync(&gcaps_work);
+	cancel_delayed_work_sync(&gcaps_work);
 	WRITE_ONCE(gcaps_ctx, NULL);
 }

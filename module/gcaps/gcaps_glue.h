@@ -53,7 +53,8 @@ long gcaps_rust_ioctl(void *ctx, struct gcaps_client_ref client, unsigned int cm
 void gcaps_rust_owner_exited(void *ctx, struct gcaps_client_ref client);
 int gcaps_rust_bind(void *ctx, const void *ops, void *drv);
 void gcaps_rust_unbind(void *ctx);
-void gcaps_rust_work(void *ctx);
+/* The work item: false if the update lock was taken (nothing done; try again later). */
+bool gcaps_rust_work(void *ctx);
 
 /* Module parameters. */
 int gcaps_glue_update_prio(void);
@@ -86,6 +87,7 @@ int gcaps_glue_lock_killable(void);
 void gcaps_glue_lock(void);
 void gcaps_glue_unlock(void);
 bool gcaps_glue_trylock_nopreempt(void);
+bool gcaps_glue_trylock_free(void);
 void gcaps_glue_unlock_nopreempt(void);
 
 /* User memory. */

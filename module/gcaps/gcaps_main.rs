@@ -493,18 +493,23 @@ unsafe extern "C" fn gcaps_rust_unbind(ctx: *mut c_void) {
     }
 }
 
-/// The work item: applies exits and TSG events.
+/// The work item: applies exits and TSG events if the update lock is free, and returns
+/// whether it did (false: the C side tries again a jiffy later).
 ///
 /// # Safety
 ///
 /// `ctx` is the registered state (module exit cancels the work item before freeing it).
 #[no_mangle]
-unsafe extern "C" fn gcaps_rust_work(ctx: *mut c_void) {
+unsafe extern "C" fn gcaps_rust_work(ctx: *mut c_void) -> bool {
     // SAFETY: `ctx` is the registered state (function contract).
     let st = unsafe { state(ctx) };
-    st.update
-        .lock()
-        .with(&st.trace, |c, env| c.apply_events(env, &st.exits));
+    // Never waits behind real-time updaters (which drain events themselves): the C side
+    // tries again later if the lock is taken.
+    let Some(mut locked) = st.update.try_lock_free() else {
+        return false;
+    };
+    locked.with(&st.trace, |c, env| c.apply_events(env, &st.exits));
+    true
 }
 
 struct Gcaps {

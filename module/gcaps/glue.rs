@@ -79,6 +79,7 @@ extern "C" {
     fn gcaps_glue_lock();
     fn gcaps_glue_unlock();
     fn gcaps_glue_trylock_nopreempt() -> bool;
+    fn gcaps_glue_trylock_free() -> bool;
     fn gcaps_glue_unlock_nopreempt();
     fn gcaps_glue_copy_struct_from_user(
         dst: *mut c_void,
@@ -268,6 +269,17 @@ impl<T> UpdateLock<T> {
         unsafe { gcaps_glue_trylock_nopreempt() }.then(|| UpdateGuard {
             lock: self,
             nonpreemptible: true,
+            _not_send: PhantomData,
+        })
+    }
+
+    /// Takes the lock if nobody owns it or waits for it (never steals it from a waiter);
+    /// `None` otherwise. Never sleeps to wait.
+    pub(crate) fn try_lock_free(&self) -> Option<UpdateGuard<'_, T>> {
+        // SAFETY: No preconditions; never sleeps.
+        unsafe { gcaps_glue_trylock_free() }.then(|| UpdateGuard {
+            lock: self,
+            nonpreemptible: false,
             _not_send: PhantomData,
         })
     }
