@@ -3,22 +3,13 @@
 //! real-time tasks, may this user run SCHED_FIFO tasks, which update ceiling and kernel.
 //! The facts are read once ([`Facts::read`]); judging them ([`judge`]) is pure, so every rule
 //! is unit-tested. Exit status 1 if any check fails (warnings do not fail).
-use crate::device::DeviceArg;
+use crate::device::{DeviceArg, ReportArgs};
 use crate::output::{write_stdout, Format};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
 
-#[derive(clap::Args)]
-pub struct Args {
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    format: Format,
-    #[command(flatten)]
-    device: DeviceArg,
-}
-
-pub fn run(args: Args) -> Result<(), String> {
+pub fn run(args: ReportArgs) -> Result<(), String> {
     let facts = Facts::read(&args.device);
     let rows = judge(&facts);
     write_stdout(&match args.format {

@@ -32,9 +32,9 @@ struct Cli {
 enum Command {
     /// Setup problems in one table: module and device, GPU driver bound, real-time throttling,
     /// real-time priority limits, the update ceiling and the kernel.
-    Check(check::Args),
+    Check(device::ReportArgs),
     /// Module and backend version, every client, the eligible TSG set.
-    Status(status::Args),
+    Status(device::ReportArgs),
     /// Run a command under SCHED_FIFO with a default GPU priority for libgcaps.
     Run(run::Args),
     /// Counters and the runlist update-delay histogram (table, JSON, SVG); --reset as root.

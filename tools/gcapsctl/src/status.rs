@@ -1,20 +1,11 @@
 //! `gcapsctl status`: module and backend version, every client, the eligible TSG set.
-use crate::device::DeviceArg;
+use crate::device::ReportArgs;
 use crate::output::{write_stdout, Format};
 use libgcaps::{List, Version};
 use serde::Serialize;
 use std::fmt::Write as _;
 
-#[derive(clap::Args)]
-pub struct Args {
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    format: Format,
-    #[command(flatten)]
-    device: DeviceArg,
-}
-
-pub fn run(args: Args) -> Result<(), String> {
+pub fn run(args: ReportArgs) -> Result<(), String> {
     let gcaps = args.device.open()?;
     let version = gcaps.version().map_err(|e| e.to_string())?;
     let list = gcaps.list().map_err(|e| e.to_string())?;
