@@ -536,13 +536,17 @@ impl kernel::Module for Gcaps {
             pr_err!("trace_size={} is above {}\n", trace_size, MAX_TRACE_SIZE);
             return Err(EINVAL);
         }
-        let trace = TraceRing::new(trace_size as usize)?;
+        // SAFETY: Module init runs once per load; the state that owns this ring is freed only
+        // at exit, so no other ring exists.
+        let trace = unsafe { TraceRing::new(trace_size as usize) }?;
         // All runlist-related memory is allocated here, zeroed (never on the stack).
         let locked: KVBox<Locked> = KVBox::init(kernel::init::zeroed(), GFP_KERNEL)?;
         let listbuf: KVBox<ListBuf> = KVBox::init(kernel::init::zeroed(), GFP_KERNEL)?;
         let state = KBox::pin_init(
             pin_init!(State {
-                update: UpdateLock::new(locked),
+                // SAFETY: Module init runs once per load, and the state it builds (freed only
+                // at exit) owns the only `UpdateLock`.
+                update: unsafe { UpdateLock::new(locked) },
                 list <- new_mutex!(listbuf),
                 trace,
                 rejected: Rejected::new(),

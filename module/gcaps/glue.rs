@@ -228,172 +228,193 @@ impl Drop for Ceiling {
     }
 }
 
-/// The update lock: the C side's single static `rt_mutex` guarding `T`.
+/// One of the C glue's static locks, as a type: how a guard of it unlocks.
 ///
-/// Invariant: at most one `UpdateLock` exists (the module's state owns it), so the C mutex
-/// guards exactly this `T`; `data` is only reached through an [`UpdateGuard`].
-pub(crate) struct UpdateLock<T> {
-    data: UnsafeCell<T>,
+/// # Safety
+///
+/// Implementors stand for exactly one static C lock, and [`CLock::unlock`] releases that lock
+/// as taken in `mode`; the acquiring methods of [`GlueLock`] for the implementor take it.
+pub(crate) unsafe trait CLock {
+    /// How a guard took the lock (what the unlock must undo).
+    type Mode: Copy;
+
+    /// Releases the lock.
+    ///
+    /// # Safety
+    ///
+    /// The calling task holds the lock, taken in `mode`.
+    unsafe fn unlock(mode: Self::Mode);
 }
 
-// SAFETY: `data` is only accessed while the rt_mutex is held (through `UpdateGuard`), which
-// serialises all threads; `T: Send` because it is used from whichever thread holds the lock.
-unsafe impl<T: Send> Sync for UpdateLock<T> {}
-// SAFETY: Moving the lock moves `T`, which is `Send`.
-unsafe impl<T: Send> Send for UpdateLock<T> {}
+/// Data guarded by one of the C glue's static locks (`L`).
+///
+/// Invariant: at most one `GlueLock<_, L>` exists per `L` (its constructor is `unsafe` and says
+/// so), so the C lock guards exactly this `T`; `data` is only reached through a [`Guard`].
+pub(crate) struct GlueLock<T, L: CLock> {
+    data: UnsafeCell<T>,
+    _lock: PhantomData<L>,
+}
 
-impl<T> UpdateLock<T> {
-    /// Wraps `data`. Must be called once per module lifetime (type invariant).
-    pub(crate) fn new(data: T) -> Self {
+// SAFETY: `data` is only accessed while the C lock is held (through `Guard`), which serialises
+// all threads; `T: Send` because it is used from whichever thread holds the lock.
+unsafe impl<T: Send, L: CLock> Sync for GlueLock<T, L> {}
+// SAFETY: Moving the lock moves `T`, which is `Send`.
+unsafe impl<T: Send, L: CLock> Send for GlueLock<T, L> {}
+
+impl<T, L: CLock> GlueLock<T, L> {
+    /// Wraps `data`.
+    ///
+    /// # Safety
+    ///
+    /// No other `GlueLock<_, L>` may exist while this one does (the C lock is a single static).
+    pub(crate) unsafe fn new(data: T) -> Self {
         Self {
             data: UnsafeCell::new(data),
+            _lock: PhantomData,
         }
     }
 
-    /// Takes the lock, uninterruptibly (release, work item, binding).
-    pub(crate) fn lock(&self) -> UpdateGuard<'_, T> {
-        // SAFETY: No preconditions; sleeps until the lock is ours.
-        unsafe { gcaps_glue_lock() };
-        UpdateGuard {
+    /// The guard of an acquisition in `mode`.
+    ///
+    /// # Safety
+    ///
+    /// The calling task has just taken the C lock in `mode`.
+    unsafe fn guard(&self, mode: L::Mode) -> Guard<'_, T, L> {
+        Guard {
             lock: self,
-            nonpreemptible: false,
+            mode,
             _not_send: PhantomData,
         }
+    }
+}
+
+/// Proof that the lock is held; unlocks when dropped (by the same task: not `Send`).
+pub(crate) struct Guard<'a, T, L: CLock> {
+    lock: &'a GlueLock<T, L>,
+    mode: L::Mode,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl<T, L: CLock> Deref for Guard<'_, T, L> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: The lock is held for the guard's lifetime: no other reference to `data`.
+        unsafe { &*self.lock.data.get() }
+    }
+}
+
+impl<T, L: CLock> DerefMut for Guard<'_, T, L> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: The lock is held and the guard is borrowed mutably: the only reference.
+        unsafe { &mut *self.lock.data.get() }
+    }
+}
+
+impl<T, L: CLock> Drop for Guard<'_, T, L> {
+    fn drop(&mut self) {
+        // SAFETY: This guard's task took the lock in `mode` (`GlueLock::guard`'s contract).
+        unsafe { L::unlock(self.mode) };
+    }
+}
+
+/// The update lock: the C side's static `rt_mutex` (priority inheritance, FIFO among equal
+/// priorities).
+pub(crate) enum Update {}
+
+/// How the update lock was taken.
+#[derive(Clone, Copy)]
+pub(crate) enum UpdateMode {
+    /// Sleeping lock, preemptible holder.
+    Preemptible,
+    /// The fast path: preemption has been off since the lock was taken and comes back on
+    /// with the unlock (nothing under the guard may sleep).
+    NonPreemptible,
+}
+
+// SAFETY: `Update` is the single static `gcaps_update_lock`; `unlock` releases it as taken.
+unsafe impl CLock for Update {
+    type Mode = UpdateMode;
+
+    unsafe fn unlock(mode: UpdateMode) {
+        match mode {
+            // SAFETY: The caller holds the lock, taken with preemption off (function contract).
+            UpdateMode::NonPreemptible => unsafe { gcaps_glue_unlock_nopreempt() },
+            // SAFETY: The caller holds the lock (function contract).
+            UpdateMode::Preemptible => unsafe { gcaps_glue_unlock() },
+        }
+    }
+}
+
+/// Data guarded by the update lock.
+pub(crate) type UpdateLock<T> = GlueLock<T, Update>;
+
+impl<T> GlueLock<T, Update> {
+    /// Takes the lock, uninterruptibly (release, binding).
+    pub(crate) fn lock(&self) -> Guard<'_, T, Update> {
+        // SAFETY: No preconditions; sleeps until the lock is ours.
+        unsafe { gcaps_glue_lock() };
+        // SAFETY: Just taken, preemptible.
+        unsafe { self.guard(UpdateMode::Preemptible) }
     }
 
     /// Disables preemption and tries the lock once; on success both last until the guard is
     /// dropped (the fast path: nothing under this guard may sleep).
-    pub(crate) fn try_lock_nonpreemptible(&self) -> Option<UpdateGuard<'_, T>> {
+    pub(crate) fn try_lock_nonpreemptible(&self) -> Option<Guard<'_, T, Update>> {
         // SAFETY: No preconditions; never sleeps.
-        // `then`, not `then_some`: a guard built for a failed try would unlock on drop.
-        unsafe { gcaps_glue_trylock_nopreempt() }.then(|| UpdateGuard {
-            lock: self,
-            nonpreemptible: true,
-            _not_send: PhantomData,
-        })
+        if !unsafe { gcaps_glue_trylock_nopreempt() } {
+            return None;
+        }
+        // SAFETY: Just taken, with preemption off.
+        Some(unsafe { self.guard(UpdateMode::NonPreemptible) })
     }
 
     /// Takes the lock if nobody owns it or waits for it (never steals it from a waiter);
     /// `None` otherwise. Never sleeps to wait.
-    pub(crate) fn try_lock_free(&self) -> Option<UpdateGuard<'_, T>> {
+    pub(crate) fn try_lock_free(&self) -> Option<Guard<'_, T, Update>> {
         // SAFETY: No preconditions; never sleeps.
-        unsafe { gcaps_glue_trylock_free() }.then(|| UpdateGuard {
-            lock: self,
-            nonpreemptible: false,
-            _not_send: PhantomData,
-        })
+        if !unsafe { gcaps_glue_trylock_free() } {
+            return None;
+        }
+        // SAFETY: Just taken, preemptible.
+        Some(unsafe { self.guard(UpdateMode::Preemptible) })
     }
 
     /// Takes the lock; a fatal signal while waiting gives `EINTR` (the caller is dying).
-    pub(crate) fn lock_killable(&self) -> Result<UpdateGuard<'_, T>> {
+    pub(crate) fn lock_killable(&self) -> Result<Guard<'_, T, Update>> {
         // SAFETY: No preconditions.
         if unsafe { gcaps_glue_lock_killable() } != 0 {
             return Err(EINTR);
         }
-        Ok(UpdateGuard {
-            lock: self,
-            nonpreemptible: false,
-            _not_send: PhantomData,
-        })
+        // SAFETY: Just taken, preemptible.
+        Ok(unsafe { self.guard(UpdateMode::Preemptible) })
     }
 }
 
-/// Proof that the update lock is held; unlocks when dropped (by the same task: not `Send`).
-/// If `nonpreemptible`, preemption has been off since the lock was taken and comes back on
-/// with the unlock.
-pub(crate) struct UpdateGuard<'a, T> {
-    lock: &'a UpdateLock<T>,
-    nonpreemptible: bool,
-    _not_send: PhantomData<*mut ()>,
-}
+/// The trace ring's lock: the C side's static raw spinlock (recording never sleeps, also on
+/// PREEMPT_RT, and never waits for a preempted reader).
+pub(crate) enum Trace {}
 
-impl<T> Deref for UpdateGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: The lock is held for the guard's lifetime: no other reference to `data`.
-        unsafe { &*self.lock.data.get() }
+// SAFETY: `Trace` is the single static `gcaps_trace_lock`; `unlock` releases it.
+unsafe impl CLock for Trace {
+    type Mode = ();
+
+    unsafe fn unlock(_: ()) {
+        // SAFETY: The caller holds the spinlock (function contract).
+        unsafe { gcaps_glue_trace_unlock() };
     }
 }
 
-impl<T> DerefMut for UpdateGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: The lock is held and the guard is borrowed mutably: the only reference.
-        unsafe { &mut *self.lock.data.get() }
-    }
-}
+/// Data guarded by the trace ring's lock.
+pub(crate) type TraceLock<T> = GlueLock<T, Trace>;
 
-impl<T> Drop for UpdateGuard<'_, T> {
-    fn drop(&mut self) {
-        if self.nonpreemptible {
-            // SAFETY: This guard took the lock with preemption off, on this task.
-            unsafe { gcaps_glue_unlock_nopreempt() };
-        } else {
-            // SAFETY: This guard took the lock, on this task.
-            unsafe { gcaps_glue_unlock() };
-        }
-    }
-}
-
-/// The trace ring's lock: the C side's single static raw spinlock guarding `T` (a raw
-/// spinlock so that recording never sleeps, also on PREEMPT_RT, and never waits for a
-/// preempted reader).
-///
-/// Invariant: at most one `TraceLock` exists (the trace ring owns it), so the C spinlock
-/// guards exactly this `T`; `data` is only reached through a [`TraceGuard`].
-pub(crate) struct TraceLock<T> {
-    data: UnsafeCell<T>,
-}
-
-// SAFETY: `data` is only accessed with the spinlock held (through `TraceGuard`).
-unsafe impl<T: Send> Sync for TraceLock<T> {}
-// SAFETY: Moving the lock moves `T`, which is `Send`.
-unsafe impl<T: Send> Send for TraceLock<T> {}
-
-impl<T> TraceLock<T> {
-    /// Wraps `data`. Must be called once per module lifetime (type invariant).
-    pub(crate) fn new(data: T) -> Self {
-        Self {
-            data: UnsafeCell::new(data),
-        }
-    }
-
+impl<T> GlueLock<T, Trace> {
     /// Takes the spinlock (preemption is off until the guard is dropped: keep it short, no
     /// user memory, no sleeping).
-    pub(crate) fn lock(&self) -> TraceGuard<'_, T> {
+    pub(crate) fn lock(&self) -> Guard<'_, T, Trace> {
         // SAFETY: No preconditions; never sleeps.
         unsafe { gcaps_glue_trace_lock() };
-        TraceGuard {
-            lock: self,
-            _not_send: PhantomData,
-        }
-    }
-}
-
-/// Proof that the trace lock is held; unlocks when dropped (same CPU and task: not `Send`).
-pub(crate) struct TraceGuard<'a, T> {
-    lock: &'a TraceLock<T>,
-    _not_send: PhantomData<*mut ()>,
-}
-
-impl<T> Deref for TraceGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: The lock is held for the guard's lifetime: no other reference to `data`.
-        unsafe { &*self.lock.data.get() }
-    }
-}
-
-impl<T> DerefMut for TraceGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: The lock is held and the guard is borrowed mutably: the only reference.
-        unsafe { &mut *self.lock.data.get() }
-    }
-}
-
-impl<T> Drop for TraceGuard<'_, T> {
-    fn drop(&mut self) {
-        // SAFETY: This guard took the lock, on this task (preemption off since).
-        unsafe { gcaps_glue_trace_unlock() };
+        // SAFETY: Just taken.
+        unsafe { self.guard(()) }
     }
 }
 

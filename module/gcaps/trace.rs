@@ -20,10 +20,16 @@ pub(crate) struct TraceRing {
 
 impl TraceRing {
     /// A ring of `capacity` events, all allocated now (none later).
-    pub(crate) fn new(capacity: usize) -> Result<Self> {
+    ///
+    /// # Safety
+    ///
+    /// No other `TraceRing` may exist while this one does (its lock is the glue's one static
+    /// trace spinlock).
+    pub(crate) unsafe fn new(capacity: usize) -> Result<Self> {
         let slots = KVVec::from_elem(TraceEvent::default(), capacity, GFP_KERNEL)?;
         Ok(Self {
-            ring: TraceLock::new(Ring::new(slots)),
+            // SAFETY: The only ring (function contract) owns the only `TraceLock`.
+            ring: unsafe { TraceLock::new(Ring::new(slots)) },
         })
     }
 
