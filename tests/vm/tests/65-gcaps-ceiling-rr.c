@@ -80,6 +80,13 @@ static void *sampler(void *arg)
 		pr = sched_getparam(caller_tid, &cp) ? -1 : cp.sched_priority;
 		if (!was_in || !in_call)
 			continue;	/* not certainly inside the call */
+		/*
+		 * Policy and priority are two reads: a raise or restore between them (each changes
+		 * the policy for the RR callers) would pair one state's policy with the other's
+		 * priority. Such a sample is dropped (the second policy read differs).
+		 */
+		if (sched_getscheduler(caller_tid) != pol)
+			continue;
 		inside++;
 		if (pol != want_policy || pr != want_prio)
 			off_own++;
