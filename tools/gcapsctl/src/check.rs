@@ -40,8 +40,8 @@ pub struct Facts {
     pub kernel_version: String,
     /// `/sys/module/gcaps` exists.
     pub module_loaded: bool,
-    /// The module's parameters (`None`: not readable).
-    pub update_prio: Option<u32>,
+    /// The update ceiling (the module's `update_prio`, else its default).
+    pub ceiling: u8,
     /// The device opened (with its ABI checked by libgcaps) and its VERSION, or why not.
     pub device: Result<libgcaps::Version, String>,
     /// `/proc/sys/kernel/sched_rt_runtime_us` and `sched_rt_period_us`.
@@ -55,10 +55,6 @@ pub struct Facts {
 impl Facts {
     pub fn read(device: &DeviceArg) -> Self {
         let (kernel_release, kernel_version) = uname();
-        let param = |name: &str| {
-            read_trimmed(&format!("/sys/module/gcaps/parameters/{name}"))
-                .and_then(|s| s.parse().ok())
-        };
         let device = device
             .open()
             .and_then(|g| g.version().map_err(|e| e.to_string()));
@@ -67,7 +63,7 @@ impl Facts {
             kernel_release,
             kernel_version,
             module_loaded: Path::new("/sys/module/gcaps").exists(),
-            update_prio: param("update_prio"),
+            ceiling: crate::run::update_ceiling(),
             device,
             rt_runtime_us: num("/proc/sys/kernel/sched_rt_runtime_us"),
             rt_period_us: num("/proc/sys/kernel/sched_rt_period_us"),
@@ -156,9 +152,6 @@ fn row(check: &'static str, status: Status, detail: String, fix: Option<&str>) -
     }
 }
 
-/// The update ceiling the module uses (its parameter, else the default).
-const DEFAULT_CEILING: u32 = 99;
-
 /// Judges the facts: one row per check, in a fixed order.
 pub fn judge(f: &Facts) -> Vec<Row> {
     let mut rows = Vec::new();
@@ -172,8 +165,8 @@ pub fn judge(f: &Facts) -> Vec<Row> {
         format!("{} ({preempt})", f.kernel_release.escape_debug()),
         None,
     ));
+    let ceiling = f.ceiling;
     rows.push(if f.module_loaded {
-        let ceiling = f.update_prio.unwrap_or(DEFAULT_CEILING);
         row(
             "module",
             Status::Ok,
@@ -253,7 +246,6 @@ pub fn judge(f: &Facts) -> Vec<Row> {
             None,
         ),
     });
-    let ceiling = f.update_prio.unwrap_or(DEFAULT_CEILING);
     rows.push(if f.cap_sys_nice {
         row(
             "rt-priority",
@@ -312,7 +304,7 @@ mod tests {
             kernel_release: "6.12.117-gcaps-debug".into(),
             kernel_version: "#1 SMP PREEMPT Tue".into(),
             module_loaded: true,
-            update_prio: Some(99),
+            ceiling: 99,
             device: Ok(libgcaps::Version {
                 abi: 1,
                 module: 0x0100,
@@ -405,7 +397,7 @@ mod tests {
         let f = Facts {
             cap_sys_nice: false,
             rtprio_limit: 99,
-            update_prio: Some(60),
+            ceiling: 60,
             ..good()
         };
         let r = judge(&f);

@@ -56,7 +56,7 @@ pub fn run(args: Args) -> Result<(), String> {
 const UPDATE_PRIO_PARAM: &str = "/sys/module/gcaps/parameters/update_prio";
 
 /// The update ceiling: the loaded module's `update_prio`, else its default 99.
-fn update_ceiling() -> u8 {
+pub fn update_ceiling() -> u8 {
     std::fs::read_to_string(UPDATE_PRIO_PARAM)
         .ok()
         .and_then(|s| s.trim().parse().ok())
