@@ -88,6 +88,16 @@ void gcaps_glue_unlock(void)
 }
 
 /*
+ * One try, only for a lock that nobody owns or waits for (never a steal): the fast path's
+ * (below, with preemption off) and the work item's.
+ */
+bool gcaps_glue_trylock_free(void)
+{
+	return !rt_mutex_base_is_locked(&gcaps_update_lock.rtmutex) &&
+	       rt_mutex_trylock(&gcaps_update_lock);
+}
+
+/*
  * The fast path of a real-time update that cannot change the decision (gcaps_main.rs,
  * State::update): preemption off first, then one try for the lock, and only if it is entirely
  * free. The caller then runs the whole update non-preemptively (at least as strong as the
@@ -102,18 +112,10 @@ void gcaps_glue_unlock(void)
 bool gcaps_glue_trylock_nopreempt(void)
 {
 	preempt_disable();
-	if (!rt_mutex_base_is_locked(&gcaps_update_lock.rtmutex) &&
-	    rt_mutex_trylock(&gcaps_update_lock))
+	if (gcaps_glue_trylock_free())
 		return true;
 	preempt_enable();
 	return false;
-}
-
-/* The work item's try: only a lock that nobody owns or waits for (never a steal). */
-bool gcaps_glue_trylock_free(void)
-{
-	return !rt_mutex_base_is_locked(&gcaps_update_lock.rtmutex) &&
-	       rt_mutex_trylock(&gcaps_update_lock);
 }
 
 void gcaps_glue_unlock_nopreempt(void)
@@ -207,8 +209,8 @@ bool gcaps_glue_pid_group_exited(uintptr_t pid_token)
  * saves what to restore in *saved (0: nothing to restore, the task already runs at or above
  * the ceiling, SCHED_FIFO or SCHED_RR). The saved policy is the caller's own, so a SCHED_RR
  * caller returns to SCHED_RR at its own priority. Best-effort callers are never boosted (U5):
- * the Rust half only calls this for SCHED_FIFO/SCHED_RR callers. sched_setattr_nocheck() because the caller may lack
- * CAP_SYS_NICE: the boost is the module's, bounded by the update.
+ * the Rust half only calls this for SCHED_FIFO/SCHED_RR callers. sched_setattr_nocheck()
+ * because the caller may lack CAP_SYS_NICE: the boost is the module's, bounded by the update.
  */
 int gcaps_glue_boost(int ceiling, u64 *saved)
 {

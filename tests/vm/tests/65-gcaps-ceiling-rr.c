@@ -36,7 +36,7 @@
 
 static const char *volatile phase = "start";
 static volatile int in_call, caller_tid, stop;
-static volatile int samples, inside, off_own, at_ceiling;
+static volatile int inside, off_own, at_ceiling;
 /*
  * The raised case, exactly: the caller is at its own priority until the raise, at the ceiling
  * until the restore, and at its own priority after it, so the samples at the ceiling form one
