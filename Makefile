@@ -6,7 +6,11 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: help analyze test kernel kernel-debug kernel-rt vm-test vm-selftest fuzz-fresh bench install uninstall
+.PHONY: help analyze test kernel kernel-debug kernel-rt vm-test vm-selftest fuzz-fresh bench install uninstall modules dkms-source dkms-install
+
+# `make modules`: the kernel tree to build gcaps.ko against, and its arch (docs/jetson.md).
+KDIR ?= /lib/modules/$(shell uname -r)/build
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 
 help: ## List the targets
 	@awk -F':.*## ' '/^[a-zA-Z0-9_-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -42,6 +46,15 @@ bench: ## Benchmarks that print figures: the analysis, the policy decision, the 
 
 install: ## Build and install libgcaps (.so, .a, gcaps.h, gcaps.pc), linux/gcaps.h, gcapsctl (PREFIX=/usr/local, DESTDIR)
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" libgcaps/install.sh install
+
+modules: ## Build gcaps.ko against KDIR (default: the running kernel; ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- for a Jetson)
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/module/gcaps $(if $(ARCH),ARCH=$(ARCH)) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE)) modules
+
+dkms-source: ## Assemble the DKMS source tree in /usr/src/gcaps-<version> (DESTDIR)
+	module/dkms-source.sh "$(DESTDIR)/usr/src/gcaps-$(VERSION)"
+
+dkms-install: dkms-source ## dkms-source, then `dkms install` for the running kernel (root)
+	dkms install gcaps/$(VERSION)
 
 uninstall: ## Remove what `make install` installed (same PREFIX and DESTDIR)
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" libgcaps/install.sh uninstall

@@ -25,7 +25,9 @@ step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
 step cargo-test cargo test --workspace --locked
 step install-test tests/install-test.sh
 step policy-rustc-1.85 module/policy/check-rustc-1.85.sh
+step device-check module/gcaps/check.sh
 step vm-test tests/vm/run.sh
+step dkms-test tests/dkms-test.sh debug
 step vm-selftest tests/vm/selftest.sh
 
 echo "==> time per step:"
@@ -37,6 +39,7 @@ while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
   sed -nE 's/^install-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/install-test.log"
   sed -nE 's/^vm-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-test.log"
   sed -nE 's/^vm-selftest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-selftest.log"
+  sed -nE 's/^dkms-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/dkms-test.log"
 )
 echo "all: $passed passed, $failed failed"
 [ "$failed" = 0 ]

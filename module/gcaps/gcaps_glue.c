@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * C half of gcaps.ko: what Linux 6.12 has no Rust abstraction for. The misc device and its
- * file operations, the update lock (an rt_mutex), the caller's identity and scheduling state,
- * the update ceiling (U1/U2), copy_struct_from_user, the published eligible snapshot
- * (seqcount), the per-TSG event table (raw spinlock) and its work item, and the backend entry
- * point gcaps_backend_register() with the function table it hands out. No policy logic lives
- * here: every decision is taken by the Rust half (gcaps_main.rs, the host of the core in
- * module/core), which calls these helpers.
- * Module init/exit are the Rust half's (module!); this file must not define them.
+ * The C glue of gcaps.ko: the kernel services the device (device.rs, Rust without the kernel
+ * crate) uses, the same in both hosts (host_rust.rs on Rust-for-Linux kernels, host_c.c on
+ * kernels without Rust). The misc device and its file operations, memory and the kernel log,
+ * the update lock (an rt_mutex) and the LIST mutex, the caller's identity and scheduling
+ * state, the update ceiling (U1/U2), user copies, the published eligible snapshot (seqcount),
+ * the per-TSG event table (raw spinlock) and its work item, and the backend entry point
+ * gcaps_backend_register() with the function table it hands out. No policy logic lives here:
+ * every decision is taken by the core (module/core) through device.rs, which calls these.
+ * Module init/exit are the hosts'; this file must not define them.
  */
 #include <linux/bitmap.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/kprobes.h>
 #include <linux/lockdep.h>
+#include <linux/ktime.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/pid.h>
@@ -27,6 +32,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/sched.h>
@@ -64,6 +70,71 @@ unsigned int gcaps_glue_max_clients_per_user(void)
 	return max_clients_per_user;
 }
 
+/* ------------------------------------------------------------------ memory, log, time */
+
+void *gcaps_glue_kvzalloc(size_t size)
+{
+	return kvzalloc(size, GFP_KERNEL);
+}
+
+void gcaps_glue_kvfree(void *ptr)
+{
+	kvfree(ptr);
+}
+
+void gcaps_glue_log(int level, const char *msg, size_t len)
+{
+	int n = (int)min_t(size_t, len, 1024);
+
+	switch (level) {
+	case 3:
+		pr_err("gcaps: %.*s\n", n, msg);
+		break;
+	case 4:
+		pr_warn("gcaps: %.*s\n", n, msg);
+		break;
+	default:
+		pr_info("gcaps: %.*s\n", n, msg);
+		break;
+	}
+}
+
+void gcaps_glue_bug(const char *msg, size_t len)
+{
+	pr_emerg("gcaps: %.*s\n", (int)min_t(size_t, len, 1024), msg);
+	BUG();
+}
+
+u64 gcaps_glue_now_ns(void)
+{
+	return ktime_get_ns();
+}
+
+/*
+ * Build-time agreement of the TSG capacity with the Rust side (glue.rs defines
+ * gcaps_rust_max_tsgs_<its capacity>): another GCAPS_BE_MAX_TSGS names a symbol nobody
+ * defines, and modpost fails the build.
+ */
+#define GCAPS_CAP_SYM_(n) gcaps_rust_max_tsgs_##n
+#define GCAPS_CAP_SYM(n) GCAPS_CAP_SYM_(n)
+extern const u8 GCAPS_CAP_SYM(GCAPS_BE_MAX_TSGS);
+static const u8 *const gcaps_cap_check __used = &GCAPS_CAP_SYM(GCAPS_BE_MAX_TSGS);
+
+/* ------------------------------------------------------------------ LIST lock */
+
+/* Serialises LIST calls, which share one output buffer (lock order: before the update lock). */
+static DEFINE_MUTEX(gcaps_list_lock);
+
+void gcaps_glue_list_lock(void)
+{
+	mutex_lock(&gcaps_list_lock);
+}
+
+void gcaps_glue_list_unlock(void)
+{
+	mutex_unlock(&gcaps_list_lock);
+}
+
 /* ------------------------------------------------------------------ update lock */
 
 /*
@@ -98,7 +169,7 @@ bool gcaps_glue_trylock_free(void)
 }
 
 /*
- * The fast path of a real-time update that cannot change the decision (gcaps_main.rs,
+ * The fast path of a real-time update that cannot change the decision (device.rs,
  * State::update): preemption off first, then one try for the lock, and only if it is entirely
  * free. The caller then runs the whole update non-preemptively (at least as strong as the
  * ceiling, U2) without the two sched_setattr calls. It never waits and never overtakes a
@@ -201,6 +272,52 @@ bool gcaps_glue_pid_group_exited(uintptr_t pid_token)
 
 /* ------------------------------------------------------------------ update ceiling */
 
+/*
+ * Setting an arbitrary real-time priority from a module takes sched_setattr_nocheck(), which
+ * Linux exports since 5.15 (for cppc_cpufreq). On older kernels (JetPack 5's 5.10 exports
+ * only sched_set_fifo*() at fixed priorities) the module finds it at load with a kprobe:
+ * registering one on a symbol resolves its address, and the probe is removed at once. A
+ * kernel without CONFIG_KPROBES cannot load gcaps.ko then (docs/jetson.md).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 15, 0)
+static int gcaps_sched_resolve(void)
+{
+	return 0;
+}
+
+static int gcaps_setattr(struct task_struct *p, const struct sched_attr *attr)
+{
+	return sched_setattr_nocheck(p, attr);
+}
+#else
+static int (*gcaps_setattr_fn)(struct task_struct *p, const struct sched_attr *attr);
+
+static int gcaps_sched_resolve(void)
+{
+#ifdef CONFIG_KPROBES
+	struct kprobe kp = { .symbol_name = "sched_setattr_nocheck" };
+	int ret = register_kprobe(&kp);
+
+	if (ret) {
+		pr_err("gcaps: cannot find sched_setattr_nocheck() (unexported before Linux 5.15) with a kprobe: error %d\n",
+		       ret);
+		return ret;
+	}
+	gcaps_setattr_fn = (void *)kp.addr;
+	unregister_kprobe(&kp);
+	return 0;
+#else
+	pr_err("gcaps: this kernel exports no way to set a real-time priority (sched_setattr_nocheck() is exported since Linux 5.15) and has no kprobes (CONFIG_KPROBES) to find it\n");
+	return -EOPNOTSUPP;
+#endif
+}
+
+static int gcaps_setattr(struct task_struct *p, const struct sched_attr *attr)
+{
+	return gcaps_setattr_fn(p, attr);
+}
+#endif
+
 #define BOOST_ACTIVE		BIT_ULL(63)
 #define BOOST_RESET_ON_FORK	BIT_ULL(16)
 
@@ -209,7 +326,7 @@ bool gcaps_glue_pid_group_exited(uintptr_t pid_token)
  * saves what to restore in *saved (0: nothing to restore, the task already runs at or above
  * the ceiling, SCHED_FIFO or SCHED_RR). The saved policy is the caller's own, so a SCHED_RR
  * caller returns to SCHED_RR at its own priority. Best-effort callers are never boosted (U5):
- * the Rust half only calls this for SCHED_FIFO/SCHED_RR callers. sched_setattr_nocheck()
+ * the device only calls this for SCHED_FIFO/SCHED_RR callers. sched_setattr_nocheck()
  * because the caller may lack CAP_SYS_NICE: the boost is the module's, bounded by the update.
  */
 int gcaps_glue_boost(int ceiling, u64 *saved)
@@ -230,7 +347,7 @@ int gcaps_glue_boost(int ceiling, u64 *saved)
 	/* SCHED_FIFO and SCHED_RR alike: a task already at or above the ceiling is not touched. */
 	if ((policy == SCHED_FIFO || policy == SCHED_RR) && prio >= ceiling)
 		return 0;
-	ret = sched_setattr_nocheck(p, &attr);
+	ret = gcaps_setattr(p, &attr);
 	if (ret)
 		return ret;
 	*saved = BOOST_ACTIVE | (rof ? BOOST_RESET_ON_FORK : 0) | ((u64)(policy & 0xff) << 8) |
@@ -261,12 +378,22 @@ void gcaps_glue_restore(int ceiling, u64 saved)
 		return;
 	if (READ_ONCE(p->policy) != SCHED_FIFO || READ_ONCE(p->rt_priority) != ceiling)
 		return;
-	ret = sched_setattr_nocheck(p, &attr);
+	ret = gcaps_setattr(p, &attr);
 	if (ret)
 		pr_warn_ratelimited("gcaps: restoring the policy of %d failed (%d)\n", p->pid, ret);
 }
 
 /* ------------------------------------------------------------------ user memory */
+
+int gcaps_glue_get_user_u32(unsigned long src, u32 *out)
+{
+	return get_user(*out, (const u32 __user *)src) ? -EFAULT : 0;
+}
+
+int gcaps_glue_copy_to_user(unsigned long dst, const void *src, size_t n)
+{
+	return copy_to_user((void __user *)dst, src, n) ? -EFAULT : 0;
+}
 
 int gcaps_glue_copy_struct_from_user(void *dst, size_t ksize, unsigned long src, size_t usize)
 {
@@ -663,7 +790,7 @@ static int gcaps_open(struct inode *inode, struct file *file)
 
 /*
  * Last reference to the file gone (close, or the exit of the last process holding it): end the
- * segment and remove the client, unless the owner's exit did that already (the Rust half
+ * segment and remove the client, unless the owner's exit did that already (the device
  * matches the client id, so a slot reused since is never touched).
  */
 static int gcaps_release(struct inode *inode, struct file *file)
@@ -683,7 +810,7 @@ static long gcaps_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	/*
 	 * Nobody acts for somebody else: the fd belongs to the thread group that opened it (the
-	 * Rust half refuses a foreign caller with EPERM and counts it). Once that group has exited
+	 * device refuses a foreign caller with EPERM and counts it). Once that group has exited
 	 * every caller is foreign.
 	 */
 	return gcaps_rust_ioctl(gcaps_ctx, f->client, cmd, arg, task_tgid(current) != f->tgid);
@@ -709,6 +836,9 @@ int gcaps_glue_init(void *ctx)
 {
 	int ret;
 
+	ret = gcaps_sched_resolve();
+	if (ret)
+		return ret;
 	BUILD_BUG_ON(sizeof(struct gcaps_caller) != 40);
 	BUILD_BUG_ON(sizeof(struct gcaps_ev) != 32);
 	BUILD_BUG_ON(sizeof(struct gcaps_client_ref) != 16);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Interface between the C glue (gcaps_glue.c) and the Rust half (gcaps_main.rs) of gcaps.ko.
- * The Rust half mirrors these declarations by hand in glue.rs (same order, same types);
- * the C file checks the struct sizes the Rust side assumes.
+ * Interface between the C glue (gcaps_glue.c) and the device (device.rs, Rust) of gcaps.ko.
+ * The Rust side mirrors these declarations by hand in glue.rs (same types); the C file checks
+ * the struct sizes the Rust side assumes, and the link checks the TSG capacity.
  *
  * Everything marked "update lock held" may only be called while the caller holds the update
  * lock (gcaps_glue_lock*), which lockdep checks in the debug kernel.
@@ -34,7 +34,7 @@ struct gcaps_ev {
 };
 
 /*
- * An open file's client: its slot in the Rust half's table and its id (never reused), so a
+ * An open file's client: its slot in the core's client table and its id (never reused), so a
  * file whose client is gone (its owner exited) never reaches the client that reuses the slot.
  */
 struct gcaps_client_ref {
@@ -43,7 +43,7 @@ struct gcaps_client_ref {
 	u32 pad;
 };
 
-/* Implemented in Rust (gcaps_main.rs). `ctx` is the pointer given to gcaps_glue_init(). */
+/* Implemented in Rust (device.rs). `ctx` is the pointer given to gcaps_glue_init(). */
 int gcaps_rust_open(void *ctx, const struct gcaps_caller *caller, uintptr_t pid_token,
 		    struct gcaps_client_ref *client);
 void gcaps_rust_release(void *ctx, struct gcaps_client_ref client);
@@ -55,6 +55,18 @@ int gcaps_rust_bind(void *ctx, const void *ops, void *drv);
 void gcaps_rust_unbind(void *ctx);
 /* The work item: false if the update lock was taken (nothing done; try again later). */
 bool gcaps_rust_work(void *ctx);
+
+/* Memory (zeroed; kvfree), the kernel log (level 3 err, 4 warn, else info; "gcaps: " prefix),
+ * BUG() with a message (never returns), CLOCK_MONOTONIC in ns. */
+void *gcaps_glue_kvzalloc(size_t size);
+void gcaps_glue_kvfree(void *ptr);
+void gcaps_glue_log(int level, const char *msg, size_t len);
+void __noreturn gcaps_glue_bug(const char *msg, size_t len);
+u64 gcaps_glue_now_ns(void);
+
+/* The LIST buffer's mutex. */
+void gcaps_glue_list_lock(void);
+void gcaps_glue_list_unlock(void);
 
 /* Module parameters. */
 int gcaps_glue_update_prio(void);
@@ -90,7 +102,9 @@ bool gcaps_glue_trylock_nopreempt(void);
 bool gcaps_glue_trylock_free(void);
 void gcaps_glue_unlock_nopreempt(void);
 
-/* User memory. */
+/* User memory: 0 or -EFAULT (copy_struct_from_user's errors for the last). */
+int gcaps_glue_get_user_u32(unsigned long src, u32 *out);
+int gcaps_glue_copy_to_user(unsigned long dst, const void *src, size_t n);
 int gcaps_glue_copy_struct_from_user(void *dst, size_t ksize, unsigned long src, size_t usize);
 
 /* Published decision (update lock held). `words` has GCAPS_BE_MAX_TSGS / 64 entries. */

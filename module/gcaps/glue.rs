@@ -1,23 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Safe wrappers around the C glue (`gcaps_glue.c`, declared in `gcaps_glue.h`, mirrored
-//! here by hand): the update lock, the update ceiling, the calling task, user structs, the
-//! published decision, the TSG event table and the backend binding. Every `unsafe` block of
-//! the module that calls into C is here, and the plain-old-data declarations of the core's
-//! UAPI structs for the user copies.
+//! here by hand): memory, the kernel log, the update lock, the LIST lock and the trace lock,
+//! the update ceiling, the calling task, user copies, the published decision, the TSG event
+//! table and the backend binding. Every `unsafe` block of the device that calls into C is
+//! here, and the plain-old-data declarations of the core's UAPI structs for the user copies.
 
 use core::cell::UnsafeCell;
 use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 use core::marker::PhantomData;
 use core::mem::size_of;
 use core::ops::{Deref, DerefMut};
-use kernel::prelude::*;
-use kernel::types::{AsBytes, FromBytes};
-use kernel::uaccess::UserSlice;
+use core::ptr::NonNull;
 
 use super::gcaps_core::ioctl::{self, Sched};
 use super::gcaps_core::uapi::{self, IoctlArg};
-use super::gcaps_core::{ClientRef, PidToken, TsgEvent, TSG_WORDS};
+use super::gcaps_core::{ClientRef, Errno, PidToken, TsgEvent, MAX_TSGS, TSG_WORDS};
+use super::Result;
+
+/// The error of a C call's return value (0 or `-errno`).
+fn check(ret: c_int) -> Result {
+    if ret == 0 {
+        Ok(())
+    } else {
+        Err(Errno(-ret))
+    }
+}
 
 /// Mirrors `struct gcaps_caller`.
 #[repr(C)]
@@ -37,13 +45,29 @@ const _: () = assert!(size_of::<Caller>() == 40);
 const _: () = assert!(size_of::<TsgEvent>() == 32);
 const _: () = assert!(size_of::<ClientRef>() == 16);
 
+/// The TSG capacity, agreed with the C side at build time: `gcaps_glue.c` references this
+/// symbol by a name made from its `GCAPS_BE_MAX_TSGS`, so a C capacity other than the core's
+/// [`MAX_TSGS`] leaves the module with an undefined symbol (modpost fails the build). The
+/// name and the assertion must change together.
+#[no_mangle]
+#[used]
+#[allow(non_upper_case_globals)]
+static gcaps_rust_max_tsgs_1024: u8 = 0;
+const _: () = assert!(MAX_TSGS == 1024 && TSG_WORDS * 64 == MAX_TSGS);
+
+/// Plain old data: any bytes are a valid value and every byte of a value is initialised.
+///
+/// # Safety
+///
+/// Implementors are `repr(C)` structs of integers and byte arrays with explicit padding fields
+/// only (the core's size assertions and the C side's `BUILD_BUG_ON`s check there is no
+/// implicit padding).
+pub(crate) unsafe trait PlainData: Copy {}
+
 macro_rules! plain_data {
     ($($t:ty),*) => {$(
-        // SAFETY: `repr(C)` struct of integers and byte arrays: every bit pattern is valid.
-        unsafe impl FromBytes for $t {}
-        // SAFETY: `repr(C)` with explicit padding fields only (the core's size assertions and
-        // the C side's `BUILD_BUG_ON`s check there is no implicit padding).
-        unsafe impl AsBytes for $t {}
+        // SAFETY: `repr(C)` struct of integers and byte arrays with explicit padding only.
+        unsafe impl PlainData for $t {}
     )*};
 }
 plain_data!(
@@ -60,6 +84,15 @@ plain_data!(
 );
 
 extern "C" {
+    fn gcaps_glue_kvzalloc(size: usize) -> *mut c_void;
+    fn gcaps_glue_kvfree(ptr: *mut c_void);
+    fn gcaps_glue_log(level: c_int, msg: *const c_char, len: usize);
+    fn gcaps_glue_bug(msg: *const c_char, len: usize) -> !;
+    fn gcaps_glue_now_ns() -> u64;
+    fn gcaps_glue_list_lock();
+    fn gcaps_glue_list_unlock();
+    fn gcaps_glue_copy_to_user(dst: c_ulong, src: *const c_void, n: usize) -> c_int;
+    fn gcaps_glue_get_user_u32(src: c_ulong, out: *mut u32) -> c_int;
     fn gcaps_glue_update_prio() -> c_int;
     fn gcaps_glue_trace_size() -> c_uint;
     fn gcaps_glue_trace_lock();
@@ -113,7 +146,8 @@ pub(crate) fn param_trace_size() -> u32 {
 
 /// `CLOCK_MONOTONIC` now, in ns.
 pub(crate) fn now_ns() -> u64 {
-    u64::try_from(kernel::time::Ktime::ktime_get().to_ns()).unwrap_or(0)
+    // SAFETY: No preconditions (`ktime_get_ns`).
+    unsafe { gcaps_glue_now_ns() }
 }
 
 /// The `max_clients_per_user` module parameter.
@@ -129,11 +163,7 @@ pub(crate) fn param_max_clients_per_user() -> u32 {
 /// `ctx` must point to the module's `State` and stay valid until [`exit_final`] returned.
 pub(crate) unsafe fn init(ctx: *mut c_void) -> Result {
     // SAFETY: The caller guarantees `ctx` outlives the registration.
-    let ret = unsafe { gcaps_glue_init(ctx) };
-    if ret != 0 {
-        return Err(Error::from_errno(ret));
-    }
-    Ok(())
+    check(unsafe { gcaps_glue_init(ctx) })
 }
 
 /// Deregisters `/dev/gcaps` (no file is open: each open file holds a module reference).
@@ -209,10 +239,7 @@ impl Ceiling {
     pub(crate) fn raise(ceiling: i32) -> Result<Self> {
         let mut saved = 0;
         // SAFETY: `saved` is valid for writes; the C side changes only `current`'s policy.
-        let ret = unsafe { gcaps_glue_boost(ceiling, &mut saved) };
-        if ret != 0 {
-            return Err(Error::from_errno(ret));
-        }
+        check(unsafe { gcaps_glue_boost(ceiling, &mut saved) })?;
         Ok(Self {
             ceiling,
             saved,
@@ -383,7 +410,7 @@ impl<T> GlueLock<T, Update> {
     pub(crate) fn lock_killable(&self) -> Result<Guard<'_, T, Update>> {
         // SAFETY: No preconditions.
         if unsafe { gcaps_glue_lock_killable() } != 0 {
-            return Err(EINTR);
+            return Err(Errno::EINTR);
         }
         // SAFETY: Just taken, preemptible.
         Ok(unsafe { self.guard(UpdateMode::Preemptible) })
@@ -413,6 +440,33 @@ impl<T> GlueLock<T, Trace> {
     pub(crate) fn lock(&self) -> Guard<'_, T, Trace> {
         // SAFETY: No preconditions; never sleeps.
         unsafe { gcaps_glue_trace_lock() };
+        // SAFETY: Just taken.
+        unsafe { self.guard(()) }
+    }
+}
+
+/// The LIST buffer's lock: the C side's static mutex (a LIST sleeps in user copies while
+/// holding it; lock order: before the update lock).
+pub(crate) enum List {}
+
+// SAFETY: `List` is the single static `gcaps_list_lock`; `unlock` releases it.
+unsafe impl CLock for List {
+    type Mode = ();
+
+    unsafe fn unlock(_: ()) {
+        // SAFETY: The caller holds the mutex (function contract).
+        unsafe { gcaps_glue_list_unlock() };
+    }
+}
+
+/// Data guarded by the LIST lock.
+pub(crate) type ListLock<T> = GlueLock<T, List>;
+
+impl<T> GlueLock<T, List> {
+    /// Takes the mutex, uninterruptibly.
+    pub(crate) fn lock(&self) -> Guard<'_, T, List> {
+        // SAFETY: No preconditions; sleeps until the mutex is ours.
+        unsafe { gcaps_glue_list_lock() };
         // SAFETY: Just taken.
         unsafe { self.guard(()) }
     }
@@ -465,11 +519,7 @@ impl Backend {
     /// forgotten or detached (the backend contract).
     pub(crate) unsafe fn attach(&mut self, ops: *const c_void, drv: *mut c_void) -> Result {
         // SAFETY: Update lock held; the caller guarantees `ops`.
-        let ret = unsafe { gcaps_glue_be_attach(ops, drv) };
-        if ret != 0 {
-            return Err(Error::from_errno(ret));
-        }
-        Ok(())
+        check(unsafe { gcaps_glue_be_attach(ops, drv) })
     }
 
     /// The driver unbinds; returns whether one was bound.
@@ -487,11 +537,7 @@ impl Backend {
     /// `ops->resubmit()`: rebuild, submit, wait until not pending. `ENODEV` if unbound.
     pub(crate) fn resubmit(&mut self) -> Result {
         // SAFETY: Update lock held; the bound driver's ops are valid while bound.
-        let ret = unsafe { gcaps_glue_be_resubmit() };
-        if ret != 0 {
-            return Err(Error::from_errno(ret));
-        }
-        Ok(())
+        check(unsafe { gcaps_glue_be_resubmit() })
     }
 
     /// The bound backend's name (NUL-terminated in `buf`) and ABI, 0 if none.
@@ -510,34 +556,248 @@ pub(crate) fn events_pending() -> bool {
 /// Reads an ioctl argument struct with the UAPI size rules: the user's `size` (first field)
 /// below `SIZE_VER0` is `EINVAL`; a shorter struct is zero-extended; a longer one must be zero
 /// beyond ours (`E2BIG`). Returns the struct and the user's size.
-pub(crate) fn read_arg<T: IoctlArg + FromBytes>(arg: usize) -> Result<(T, usize)> {
-    let usize_ = UserSlice::new(arg, size_of::<u32>())
-        .reader()
-        .read::<u32>()?;
-    let usize_ = ioctl::arg_size::<T>(usize_).map_err(|e| Error::from_errno(-e.0))?;
+pub(crate) fn read_arg<T: IoctlArg + PlainData>(arg: usize) -> Result<(T, usize)> {
+    let mut usize_ = 0u32;
+    // SAFETY: `usize_` is valid for writes; the C side checks the user address.
+    check(unsafe { gcaps_glue_get_user_u32(arg as c_ulong, &mut usize_) })?;
+    let usize_ = ioctl::arg_size::<T>(usize_)?;
     let mut val = T::default();
     // SAFETY: `val` is a valid `T` of `size_of::<T>()` writable bytes, and any bytes are a
-    // valid `T` (`FromBytes`); the C side checks the user range.
-    let ret = unsafe {
+    // valid `T` (`PlainData`); the C side checks the user range.
+    check(unsafe {
         gcaps_glue_copy_struct_from_user(
             (&mut val as *mut T).cast(),
             size_of::<T>(),
             arg as c_ulong,
             usize_,
         )
-    };
-    if ret != 0 {
-        return Err(Error::from_errno(ret));
-    }
+    })?;
     Ok((val, usize_))
+}
+
+/// Copies `n` bytes from `src` to user address `dst` (`EFAULT` if not all were copied).
+///
+/// # Safety
+///
+/// `src` is valid for reads of `n` initialised bytes.
+unsafe fn copy_to_user(dst: usize, src: *const c_void, n: usize) -> Result {
+    // SAFETY: The caller guarantees `src`; the C side checks the user range.
+    check(unsafe { gcaps_glue_copy_to_user(dst as c_ulong, src, n) })
 }
 
 /// Writes a UAPI struct (an ioctl argument, a trace event) to user address `arg`, its first
 /// `min(user_size, size_of::<T>())` bytes.
-pub(crate) fn write_arg<T: AsBytes>(arg: usize, val: &T, user_size: usize) -> Result {
+pub(crate) fn write_arg<T: PlainData>(arg: usize, val: &T, user_size: usize) -> Result {
     let n = user_size.min(size_of::<T>());
-    // SAFETY: `T: AsBytes`: all `size_of::<T>()` bytes of `val` are initialised.
-    let bytes =
-        unsafe { core::slice::from_raw_parts((val as *const T).cast::<u8>(), size_of::<T>()) };
-    UserSlice::new(arg, n).writer().write_slice(&bytes[..n])
+    // SAFETY: `T: PlainData`: the first `n <= size_of::<T>()` bytes of `val` are initialised.
+    unsafe { copy_to_user(arg, (val as *const T).cast(), n) }
+}
+
+/// Writes an array of UAPI structs to user address `dst`.
+pub(crate) fn write_array<T: PlainData>(dst: usize, vals: &[T]) -> Result {
+    // SAFETY: `T: PlainData`: the slice's `size_of_val` bytes are initialised.
+    unsafe { copy_to_user(dst, vals.as_ptr().cast(), core::mem::size_of_val(vals)) }
+}
+
+/// Types whose all-zero bit pattern is a valid value.
+///
+/// # Safety
+///
+/// Implementors must be valid when every byte is zero.
+pub(crate) unsafe trait Zeroable {}
+
+// SAFETY: Plain old data: any bytes are valid.
+unsafe impl<T: PlainData> Zeroable for T {}
+
+/// A value in kernel memory from `kvzalloc` (`kmalloc`, or `vmalloc` for large ones), freed
+/// with `kvfree` when dropped. Invariant: `ptr` points to a valid `T` that this box owns.
+pub(crate) struct KvBox<T: ?Sized> {
+    ptr: NonNull<T>,
+}
+
+// SAFETY: The box owns its `T` (like `Box<T>`).
+unsafe impl<T: ?Sized + Send> Send for KvBox<T> {}
+// SAFETY: Shared access is to `&T` only (like `Box<T>`).
+unsafe impl<T: ?Sized + Sync> Sync for KvBox<T> {}
+
+/// Zeroed memory for `size` bytes aligned for `align`, or `ENOMEM`.
+fn kvzalloc(size: usize, align: usize) -> Result<NonNull<u8>> {
+    // kvzalloc aligns to at least 8 bytes (kmalloc's minimum alignment on every arch, and
+    // pages for vmalloc); nothing here needs more.
+    if align > 8 {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: No preconditions; a size of 0 gives a non-null special pointer (ZERO_SIZE_PTR)
+    // that `kvfree` accepts.
+    NonNull::new(unsafe { gcaps_glue_kvzalloc(size) }.cast()).ok_or(Errno::ENOMEM)
+}
+
+impl<T: Zeroable> KvBox<T> {
+    /// A zeroed `T`, allocated now.
+    pub(crate) fn new_zeroed() -> Result<Self> {
+        let ptr = kvzalloc(size_of::<T>(), core::mem::align_of::<T>())?.cast();
+        // Invariant: zeroed memory of `T`'s size and alignment is a valid `T` (`Zeroable`).
+        Ok(Self { ptr })
+    }
+}
+
+impl<T: Zeroable> KvBox<[T]> {
+    /// `len` zeroed `T`s, allocated now.
+    pub(crate) fn new_zeroed_slice(len: usize) -> Result<Self> {
+        let size = size_of::<T>().checked_mul(len).ok_or(Errno::ENOMEM)?;
+        let ptr = kvzalloc(size, core::mem::align_of::<T>())?.cast::<T>();
+        // Invariant: `len` zeroed `T`s are valid (`Zeroable`).
+        Ok(Self {
+            ptr: NonNull::slice_from_raw_parts(ptr, len),
+        })
+    }
+}
+
+impl<T> KvBox<T> {
+    /// `value`, moved into memory allocated now.
+    pub(crate) fn new(value: T) -> Result<Self> {
+        let ptr = kvzalloc(size_of::<T>(), core::mem::align_of::<T>())?.cast::<T>();
+        // SAFETY: `ptr` is valid for writes of a `T` (size and alignment checked above).
+        unsafe { ptr.as_ptr().write(value) };
+        Ok(Self { ptr })
+    }
+
+    /// The box's pointer; the caller owns the `T` until [`KvBox::from_raw`].
+    #[allow(dead_code)] // host B only
+    pub(crate) fn into_raw(self) -> *mut T {
+        let ptr = self.ptr.as_ptr();
+        core::mem::forget(self);
+        ptr
+    }
+
+    /// Undoes [`KvBox::into_raw`].
+    ///
+    /// # Safety
+    ///
+    /// `ptr` came from `into_raw` and is used once.
+    #[allow(dead_code)] // host B only
+    pub(crate) unsafe fn from_raw(ptr: *mut T) -> Self {
+        Self {
+            // SAFETY: `into_raw` returned the non-null pointer of a box (function contract).
+            ptr: unsafe { NonNull::new_unchecked(ptr) },
+        }
+    }
+}
+
+impl<T: ?Sized> Deref for KvBox<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: `ptr` points to a valid `T` this box owns (type invariant).
+        unsafe { self.ptr.as_ref() }
+    }
+}
+
+impl<T: ?Sized> DerefMut for KvBox<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: As for `deref`, and `&mut self` makes the reference unique.
+        unsafe { self.ptr.as_mut() }
+    }
+}
+
+impl<T: ?Sized> Drop for KvBox<T> {
+    fn drop(&mut self) {
+        // SAFETY: The box owns a valid `T` (type invariant), dropped once here.
+        unsafe { core::ptr::drop_in_place(self.ptr.as_ptr()) };
+        // SAFETY: `ptr` came from `gcaps_glue_kvzalloc` and is freed once.
+        unsafe { gcaps_glue_kvfree(self.ptr.as_ptr().cast()) };
+    }
+}
+
+/// A kernel log message, built without `core::fmt` (which would pull its formatting machinery
+/// and indirect calls into the freestanding object): text and decimal numbers in a fixed
+/// buffer, truncated if too long.
+pub(crate) struct Msg {
+    buf: [u8; 160],
+    len: usize,
+}
+
+impl Msg {
+    /// An empty message.
+    pub(crate) fn new() -> Self {
+        Self {
+            buf: [0; 160],
+            len: 0,
+        }
+    }
+
+    /// Appends `s`.
+    pub(crate) fn str(mut self, s: &str) -> Self {
+        for &b in s.as_bytes() {
+            if let Some(slot) = self.buf.get_mut(self.len) {
+                *slot = b;
+                self.len += 1;
+            }
+        }
+        self
+    }
+
+    /// Appends `n` in decimal.
+    pub(crate) fn num(self, n: i64) -> Self {
+        if n < 0 {
+            self.str("-").unum(n.unsigned_abs())
+        } else {
+            self.unum(n.unsigned_abs())
+        }
+    }
+
+    /// Appends `v` in decimal.
+    pub(crate) fn unum(self, mut v: u64) -> Self {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            if let Some(d) = digits.get_mut(i) {
+                *d = b'0' + (v % 10) as u8;
+            }
+            v /= 10;
+            if v == 0 || i == 0 {
+                break;
+            }
+        }
+        self.str(core::str::from_utf8(digits.get(i..).unwrap_or(&[])).unwrap_or("?"))
+    }
+
+    /// The text so far.
+    fn bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
+    }
+}
+
+/// The kernel log, with the module's `gcaps: ` prefix.
+pub(crate) mod log {
+    use super::Msg;
+
+    fn print(level: core::ffi::c_int, m: Msg) {
+        let b = m.bytes();
+        // SAFETY: `b` is valid for reads of `b.len()` bytes; the C side prints them as `%.*s`.
+        unsafe { super::gcaps_glue_log(level, b.as_ptr().cast(), b.len()) };
+    }
+
+    /// `pr_err`.
+    pub(crate) fn err(m: Msg) {
+        print(3, m);
+    }
+
+    /// `pr_warn`.
+    pub(crate) fn warn(m: Msg) {
+        print(4, m);
+    }
+
+    /// `pr_info`.
+    pub(crate) fn info(m: Msg) {
+        print(6, m);
+    }
+}
+
+/// Logs `m` at `KERN_EMERG` and `BUG()`s: the calling task oopses; never returns.
+#[allow(dead_code)] // host B's panic handler only
+pub(crate) fn bug(m: &Msg) -> ! {
+    let b = m.bytes();
+    // SAFETY: `b` is valid for reads of `b.len()` bytes; the C side never returns.
+    unsafe { gcaps_glue_bug(b.as_ptr().cast(), b.len()) }
 }

@@ -7,15 +7,14 @@
 //! each with its own cursor, without the update lock (a reader never delays an update beyond
 //! the copy of one event under the ring's raw spinlock).
 
-use kernel::prelude::*;
-
 use super::gcaps_core::trace::{ReadPosition, Ring};
 use super::gcaps_core::uapi::TraceEvent;
-use super::glue::TraceLock;
+use super::glue::{KvBox, TraceLock};
+use super::Result;
 
 /// The trace ring and its lock.
 pub(crate) struct TraceRing {
-    ring: TraceLock<Ring<KVVec<TraceEvent>>>,
+    ring: TraceLock<Ring<KvBox<[TraceEvent]>>>,
 }
 
 impl TraceRing {
@@ -26,7 +25,7 @@ impl TraceRing {
     /// No other `TraceRing` may exist while this one does (its lock is the glue's one static
     /// trace spinlock).
     pub(crate) unsafe fn new(capacity: usize) -> Result<Self> {
-        let slots = KVVec::from_elem(TraceEvent::default(), capacity, GFP_KERNEL)?;
+        let slots = KvBox::new_zeroed_slice(capacity)?;
         Ok(Self {
             // SAFETY: The only ring (function contract) owns the only `TraceLock`.
             ring: unsafe { TraceLock::new(Ring::new(slots)) },

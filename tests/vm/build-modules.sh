@@ -32,8 +32,13 @@ for d in module uapi; do
   fi
 done
 
+# gcaps.ko's host: GCAPS_HOST=rust|c (default: rust on kernels with CONFIG_RUST, c elsewhere).
+# Host B's cargo build keeps its target dir here, outside the scratch copy, to be reused.
+hostvars=()
+[ -z "${GCAPS_HOST:-}" ] || hostvars+=("GCAPS_HOST=$GCAPS_HOST")
+export CARGO_TARGET_DIR=$VMWORK/cargo-device
 t0=$(now)
-if ! make -C "$kb" M="$stage" "${KMAKEVARS[@]}" "${tcvars[@]}" -j"$(nproc)" modules \
+if ! make -C "$kb" M="$stage" "${KMAKEVARS[@]}" "${tcvars[@]}" "${hostvars[@]}" -j"$(nproc)" modules \
      >"$stage/build.log" 2>&1; then
   cat "$stage/build.log" >&2
   die "module build against the $variant kernel failed"

@@ -15,6 +15,7 @@ PACKAGES=(
   pkgconf  # libgcaps: tests/install-test.sh and the VM examples build through pkg-config
   libclang-dev clang-14 lld-14 llvm-14
   qemu-system-x86 busybox-static
+  dkms  # tests/dkms-test.sh
 )
 
 # Clones on one machine share KCACHE: one setup at a time.
@@ -64,4 +65,12 @@ if [ ! -f "$KSRC/Makefile" ]; then
   # drop sources of older package versions
   find "$KCACHE/src" -mindepth 1 -maxdepth 1 -name 'linux-*' ! -path "$KSRC" -exec rm -rf {} +
   record_time untar-source "$(elapsed "$t0")"
+fi
+
+# Host B of gcaps.ko (module/gcaps/object.sh): rustup's freestanding targets and rust-src.
+if command -v rustup >/dev/null; then
+  for t in x86_64-unknown-none aarch64-unknown-none-softfloat; do
+    rustup target list --installed | grep -qx "$t" || { log "rustup target add $t"; rustup target add "$t" >/dev/null; }
+  done
+  rustup component list --installed | grep -q '^rust-src' || { log "rustup component add rust-src"; rustup component add rust-src >/dev/null; }
 fi

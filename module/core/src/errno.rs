@@ -17,6 +17,8 @@ impl Errno {
     pub const EINTR: Self = Self(4);
     /// Argument list too long (a larger struct whose tail is not zero).
     pub const E2BIG: Self = Self(7);
+    /// Out of memory (allocations at load).
+    pub const ENOMEM: Self = Self(12);
     /// Bad address.
     pub const EFAULT: Self = Self(14);
     /// Device or resource busy (a backend is already bound).

@@ -3,7 +3,7 @@
 //! The ioctl rules that need no state: command decoding, argument sizes, flags, reserved
 //! fields and priority ranges, the caller's class, and the permission rules. Each function
 //! returns the [`Errno`] a call gets, checked in the order the UAPI documents
-//! (`uapi/linux/gcaps.h`): a host calls them in the order `gcaps_main.rs` shows and performs
+//! (`uapi/linux/gcaps.h`): a host calls them in the order `module/gcaps/device.rs` shows and performs
 //! the user copies (`EFAULT`) in between.
 //!
 //! One rule stays with the host: a struct longer than the module's must be zero beyond it

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The construction guarantee the kernel host relies on (`unsafe impl Zeroable for Locked` in
-//! `module/gcaps/gcaps_main.rs`): a zeroed `Core` (as `kvzalloc` gives it) is a valid, empty
+//! `module/gcaps/device.rs`): a zeroed `Core` (as `kvzalloc` gives it) is a valid, empty
 //! core that behaves like `Core::new()`.
 
 mod common;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! gcaps.ko: GPU context-aware preemptive priority-based scheduling (GCAPS, ECRTS 2024) for
-//! Tegra-style GPU runlists.
+//! The `/dev/gcaps` device: gcaps.ko's kernel side, the same Rust in both hosts.
 //!
 //! Processes open `/dev/gcaps` (one client per open file, bound to the opening thread group)
 //! and bracket their GPU segments with `GCAPS_IOC_SEG_BEGIN`/`SEG_END`. The module decides,
@@ -9,18 +8,23 @@
 //! may be on the GPU runlist, publishes that decision for the GPU driver (the backend,
 //! `module/include/gcaps_backend.h`) and asks it to resubmit. `docs/module.md` describes the
 //! UAPI, the update path (assumptions U1-U5 of `docs/analysis.md`), locking and the unload
-//! rules; `docs/core.md` the split between the core and this host.
+//! rules; `docs/core.md` the split between the core and this file.
 //!
-//! This file is the host: entry points from C, ioctl decoding and user copies, the update
-//! lock and the ceiling around the core's calls, and the [`Host`] the core acts through.
-//! `trace.rs` holds the trace ring's storage and lock, `glue.rs` the safe wrappers of the C
-//! glue (`gcaps_glue.c`: what 6.12 has no Rust abstraction for).
+//! This file: the entry points the C glue calls, ioctl decoding and user copies, the update
+//! lock and the ceiling around the core's calls, the [`Host`] the core acts through, and load
+//! and unload ([`Loaded`]). `glue.rs` wraps the C glue (`gcaps_glue.c`: the kernel services
+//! both hosts use), `trace.rs` holds the trace ring's storage and lock.
+//!
+//! It uses neither the `kernel` crate nor anything but `core`, so it builds two ways:
+//! - host A (`host_rust.rs`, kernels with `CONFIG_RUST`): included as a module by the
+//!   Rust-for-Linux module, compiled by the kernel's rustc;
+//! - host B (`host_c.c`, kernels without Rust: the Jetson kernels 5.10, 5.15, 6.8): built by
+//!   cargo as a freestanding object (`object.sh`, with `--cfg gcaps_host_c`, which adds the
+//!   panic handler and the `gcaps_rust_load`/`unload` entries) and linked into a C module.
+
+#![no_std]
 
 use core::ffi::{c_int, c_long, c_uint, c_ulong, c_void};
-use core::mem::size_of;
-use kernel::prelude::*;
-use kernel::sync::{new_mutex, Mutex};
-use kernel::uaccess::UserSlice;
 
 #[allow(
     unreachable_pub,
@@ -42,26 +46,13 @@ use self::gcaps_core::{
     Call, ClientRef, Core, Decision, Errno, Exits, Host, ListBuf, Opener, PidToken, TsgEvent,
     Warning, TSG_WORDS,
 };
-use self::glue::{now_ns, Backend, Caller, Ceiling, UpdateLock};
+use self::glue::{
+    log, now_ns, Backend, Caller, Ceiling, KvBox, ListLock, Msg, UpdateLock, Zeroable,
+};
 use self::trace::TraceRing;
 
-module! {
-    type: Gcaps,
-    name: "gcaps",
-    author: "gcaps",
-    description: "GCAPS: GPU context-aware preemptive priority-based scheduling",
-    license: "GPL",
-}
-
-/// The kernel error of a core [`Errno`].
-fn kerr(e: Errno) -> Error {
-    Error::from_errno(-e.0)
-}
-
-/// The core [`Errno`] of a kernel error.
-fn errno(e: Error) -> Errno {
-    Errno(-e.to_errno())
-}
+/// Results of this file: errors are Linux error numbers.
+type Result<T = (), E = Errno> = core::result::Result<T, E>;
 
 /// What the update lock guards: the core and the backend token.
 struct Locked {
@@ -72,10 +63,10 @@ struct Locked {
 // SAFETY: `Core`'s all-zero bit pattern is `Core::new()` (documented by the core: integers,
 // bools and arrays of them, and a policy whose all-zero pattern is documented to be empty);
 // `Backend` is a zero-sized token.
-unsafe impl kernel::init::Zeroable for Locked {}
+unsafe impl Zeroable for Locked {}
 
 // SAFETY: Arrays of UAPI structs made of integers: all-zero is valid.
-unsafe impl kernel::init::Zeroable for ListBuf {}
+unsafe impl Zeroable for ListBuf {}
 
 /// The core's view of the kernel while the update lock is held.
 struct Env<'a> {
@@ -96,8 +87,8 @@ impl Host for Env<'_> {
         self.be.publish(d.generation, d.all, d.eligible.words());
     }
 
-    fn resubmit(&mut self) -> core::result::Result<(), Errno> {
-        self.be.resubmit().map_err(errno)
+    fn resubmit(&mut self) -> Result {
+        self.be.resubmit()
     }
 
     fn pid_vnr(&self, pid: PidToken) -> u32 {
@@ -122,9 +113,11 @@ impl Host for Env<'_> {
 
     fn warn(&mut self, w: Warning) {
         match w {
-            Warning::ResubmitFailed(e) => pr_warn!(
-                "backend resubmit failed ({:?}); further failures are only counted\n",
-                kerr(e)
+            Warning::ResubmitFailed(e) => log::warn(
+                Msg::new()
+                    .str("backend resubmit failed (errno ")
+                    .num(e.0.into())
+                    .str("); further failures are only counted"),
             ),
         }
     }
@@ -142,14 +135,13 @@ impl Locked {
 }
 
 /// The module's state. Invariant: exactly one exists while the module is loaded (it owns the
-/// only [`UpdateLock`]), at a fixed address (boxed) published to C as `ctx`.
-#[pin_data]
+/// only [`UpdateLock`], [`ListLock`] and [`TraceRing`]), at a fixed address (boxed by
+/// [`Loaded`]) published to C as `ctx`.
 struct State {
     /// Everything decisions depend on; its rt_mutex serialises every update.
-    update: UpdateLock<KVBox<Locked>>,
+    update: UpdateLock<KvBox<Locked>>,
     /// The LIST output buffer (lock order: `list` before `update`).
-    #[pin]
-    list: Mutex<KVBox<ListBuf>>,
+    list: ListLock<KvBox<ListBuf>>,
     /// The trace ring (its own raw spinlock, taken under `update` by writers, alone by readers).
     trace: TraceRing,
     /// Failed open/ioctl calls per errno class (lock-free).
@@ -164,7 +156,7 @@ struct State {
 
 impl State {
     fn ioctl(&self, client: ClientRef, cmd: u32, arg: usize, foreign: bool) -> Result<i64> {
-        match Command::decode(cmd, foreign).map_err(kerr)? {
+        match Command::decode(cmd, foreign)? {
             Command::Version => self.version(arg),
             Command::SegBegin => self.seg_begin(client, arg),
             Command::SegEnd => self.seg_end(client, arg),
@@ -199,7 +191,7 @@ impl State {
         &self,
         rt: bool,
         keeps: impl FnOnce(&Core) -> bool,
-        f: impl FnOnce(&mut Core, &mut Env<'_>) -> core::result::Result<R, Errno>,
+        f: impl FnOnce(&mut Core, &mut Env<'_>) -> Result<R>,
     ) -> Result<R> {
         let mut ceiling = None;
         let fast = if rt {
@@ -225,7 +217,7 @@ impl State {
         let r = locked.with(&self.trace, f);
         drop(locked);
         drop(ceiling);
-        r.map_err(kerr)
+        r
     }
 
     /// Whether exits or TSG events wait to be applied (lock-free hints).
@@ -236,13 +228,12 @@ impl State {
     fn seg_begin(&self, client: ClientRef, arg: usize) -> Result {
         let entry_ns = now_ns();
         let (mut a, size) = glue::read_arg::<uapi::SegBegin>(arg)?;
-        ioctl::check_seg_begin(&a).map_err(kerr)?;
+        ioctl::check_seg_begin(&a)?;
         // The reply must be deliverable before anything happens: an EFAULT means nothing
         // changed (unless another thread unmaps the struct during the call, uapi header).
         glue::write_arg(arg, &a, size)?;
         // The class and priority are the task's, now (never the caller's word).
-        let req = ioctl::begin_request(&a, glue::current_sched(), glue::may_raise_rt_prio)
-            .map_err(kerr)?;
+        let req = ioctl::begin_request(&a, glue::current_sched(), glue::may_raise_rt_prio)?;
         let rt = req.class.is_rt();
         let call = Call { entry_ns, rt };
         let keeps = |c: &Core| c.begin_keeps_decision(client, &req);
@@ -254,7 +245,7 @@ impl State {
     fn seg_end(&self, client: ClientRef, arg: usize) -> Result {
         let entry_ns = now_ns();
         let (mut a, size) = glue::read_arg::<uapi::SegEnd>(arg)?;
-        ioctl::check_seg_end(&a).map_err(kerr)?;
+        ioctl::check_seg_end(&a)?;
         // As for a begin: an EFAULT means the segment is still open.
         glue::write_arg(arg, &a, size)?;
         let rt = glue::current_sched().classify().is_rt();
@@ -266,40 +257,32 @@ impl State {
 
     fn status(&self, client: ClientRef, arg: usize) -> Result {
         let (mut s, size) = glue::read_arg::<uapi::Status>(arg)?;
-        ioctl::check_status(&s).map_err(kerr)?;
+        ioctl::check_status(&s)?;
         self.update
             .lock_killable()?
-            .with(&self.trace, |c, env| c.status(env, client, &mut s))
-            .map_err(kerr)?;
+            .with(&self.trace, |c, env| c.status(env, client, &mut s))?;
         glue::write_arg(arg, &s, size)
     }
 
     fn list(&self, arg: usize) -> Result {
         let (mut l, size) = glue::read_arg::<uapi::List>(arg)?;
-        ioctl::check_list(&l).map_err(kerr)?;
+        ioctl::check_list(&l)?;
         let mut buf = self.list.lock();
         self.update
             .lock_killable()?
             .with(&self.trace, |c, env| c.list(env, &mut buf, &mut l));
         // Copy out without the update lock (a user page fault must not extend a lock hold).
         let n = (l.clients_cap.min(l.clients_count)) as usize;
-        let mut w =
-            UserSlice::new(l.clients_ptr as usize, n * size_of::<uapi::ClientInfo>()).writer();
-        for c in buf.clients.iter().take(n) {
-            w.write(c)?;
-        }
+        glue::write_array(l.clients_ptr as usize, buf.clients.get(..n).unwrap_or(&[]))?;
         let n = (l.tsgs_cap.min(l.tsgs_count)) as usize;
-        let mut w = UserSlice::new(l.tsgs_ptr as usize, n * size_of::<uapi::TsgInfo>()).writer();
-        for t in buf.tsgs.iter().take(n) {
-            w.write(t)?;
-        }
+        glue::write_array(l.tsgs_ptr as usize, buf.tsgs.get(..n).unwrap_or(&[]))?;
         drop(buf);
         glue::write_arg(arg, &l, size)
     }
 
     fn stats(&self, arg: usize) -> Result {
         let (mut s, size) = glue::read_arg::<uapi::Stats>(arg)?;
-        let reset = ioctl::stats_reset(&s, size, glue::capable_admin).map_err(kerr)?;
+        let reset = ioctl::stats_reset(&s, size, glue::capable_admin)?;
         if reset.is_some() {
             // A reset whose counters cannot be delivered must not happen (EFAULT: unchanged).
             glue::write_arg(arg, &s, size)?;
@@ -313,11 +296,11 @@ impl State {
     /// the ring's lock (nor the update lock) while touching user memory.
     fn trace_read(&self, arg: usize) -> Result {
         let (mut t, size) = glue::read_arg::<uapi::TraceRead>(arg)?;
-        let stride = ioctl::trace_read_stride(&t, glue::capable_admin).map_err(kerr)?;
+        let stride = ioctl::trace_read_stride(&t, glue::capable_admin)?;
         let mut addr = t.events_ptr as usize;
         let pos = self.trace.read(t.from_seq, t.events_cap as usize, |ev| {
             glue::write_arg(addr, ev, stride)?;
-            addr = addr.checked_add(stride).ok_or(EFAULT)?;
+            addr = addr.checked_add(stride).ok_or(Errno::EFAULT)?;
             Ok(())
         })?;
         t.events_count = pos.count as u32;
@@ -352,7 +335,7 @@ impl State {
 ///
 /// # Safety
 ///
-/// `ctx` must be the pointer passed to `glue::init` by `Gcaps::init`; the C side calls back
+/// `ctx` must be the pointer passed to `glue::init` by [`Loaded::load`]; the C side calls back
 /// only between `glue::init` and `glue::exit_final` (open files pin the module; the work item
 /// is cancelled and the backend detached before the state is freed).
 unsafe fn state<'a>(ctx: *mut c_void) -> &'a State {
@@ -389,10 +372,10 @@ unsafe extern "C" fn gcaps_rust_open(
         comm: caller.comm,
         pid: PidToken(pid),
     };
-    let r = st.update.lock_killable().and_then(|mut l| {
-        l.with(&st.trace, |c, env| c.open(env, &opener, st.max_per_user))
-            .map_err(kerr)
-    });
+    let r = st
+        .update
+        .lock_killable()
+        .and_then(|mut l| l.with(&st.trace, |c, env| c.open(env, &opener, st.max_per_user)));
     match r {
         Ok(c) => {
             // SAFETY: `client` is valid for writes (function contract).
@@ -400,8 +383,8 @@ unsafe extern "C" fn gcaps_rust_open(
             0
         }
         Err(e) => {
-            st.rejected.count(errno(e));
-            e.to_errno()
+            st.rejected.count(e);
+            -e.0
         }
     }
 }
@@ -447,8 +430,8 @@ unsafe extern "C" fn gcaps_rust_ioctl(
     match st.ioctl(client, cmd, arg as usize, foreign) {
         Ok(v) => v as c_long,
         Err(e) => {
-            st.rejected.count(errno(e));
-            e.to_errno() as c_long
+            st.rejected.count(e);
+            -c_long::from(e.0)
         }
     }
 }
@@ -474,7 +457,7 @@ unsafe extern "C" fn gcaps_rust_bind(
             l.core.backend_bound();
             0
         }
-        Err(e) => e.to_errno(),
+        Err(e) => -e.0,
     }
 }
 
@@ -512,65 +495,87 @@ unsafe extern "C" fn gcaps_rust_work(ctx: *mut c_void) -> bool {
     true
 }
 
-struct Gcaps {
-    state: Pin<KBox<State>>,
+/// The loaded device: the state, registered with the C glue (`/dev/gcaps` exists, backends
+/// may bind) from [`Loaded::load`] until the drop, which unregisters and frees it. Invariant:
+/// at most one exists (each host makes one at module init and drops it at module exit).
+pub struct Loaded {
+    state: KvBox<State>,
 }
 
 /// Largest `trace_size` (80 MiB of events).
 const MAX_TRACE_SIZE: u32 = 1 << 20;
 
-impl kernel::Module for Gcaps {
-    fn init(_module: &'static ThisModule) -> Result<Self> {
+impl Loaded {
+    /// Checks the module parameters, allocates everything (nothing is allocated later) and
+    /// registers `/dev/gcaps`.
+    ///
+    /// # Safety
+    ///
+    /// Called once per module load (from module init), and no other `Loaded` exists.
+    pub unsafe fn load() -> Result<Self> {
         let ceiling = glue::param_update_prio();
         if !(1..=99).contains(&ceiling) {
-            pr_err!("update_prio={} is outside 1..99\n", ceiling);
-            return Err(EINVAL);
+            log::err(
+                Msg::new()
+                    .str("update_prio=")
+                    .num(ceiling.into())
+                    .str(" is outside 1..99"),
+            );
+            return Err(Errno::EINVAL);
         }
         let max_per_user = glue::param_max_clients_per_user();
         if max_per_user == 0 {
-            pr_err!("max_clients_per_user must be at least 1\n");
-            return Err(EINVAL);
+            log::err(Msg::new().str("max_clients_per_user must be at least 1"));
+            return Err(Errno::EINVAL);
         }
         let trace_size = glue::param_trace_size();
         if trace_size > MAX_TRACE_SIZE {
-            pr_err!("trace_size={} is above {}\n", trace_size, MAX_TRACE_SIZE);
-            return Err(EINVAL);
+            log::err(
+                Msg::new()
+                    .str("trace_size=")
+                    .unum(trace_size.into())
+                    .str(" is above ")
+                    .unum(MAX_TRACE_SIZE.into()),
+            );
+            return Err(Errno::EINVAL);
         }
-        // SAFETY: Module init runs once per load; the state that owns this ring is freed only
-        // at exit, so no other ring exists.
+        // SAFETY: Module init runs once per load (function contract); the state that owns
+        // this ring is freed only at exit, so no other ring exists.
         let trace = unsafe { TraceRing::new(trace_size as usize) }?;
         // All runlist-related memory is allocated here, zeroed (never on the stack).
-        let locked: KVBox<Locked> = KVBox::init(kernel::init::zeroed(), GFP_KERNEL)?;
-        let listbuf: KVBox<ListBuf> = KVBox::init(kernel::init::zeroed(), GFP_KERNEL)?;
-        let state = KBox::pin_init(
-            pin_init!(State {
-                // SAFETY: Module init runs once per load, and the state it builds (freed only
-                // at exit) owns the only `UpdateLock`.
-                update: unsafe { UpdateLock::new(locked) },
-                list <- new_mutex!(listbuf),
-                trace,
-                rejected: Rejected::new(),
-                exits: Exits::new(),
-                ceiling,
-                max_per_user,
-            }),
-            GFP_KERNEL,
-        )?;
-        let ctx = &*state as *const State as *mut c_void;
-        // SAFETY: `state` is pinned and outlives the registration: `drop` ends it with
-        // `exit_final` before the box is freed.
-        unsafe { glue::init(ctx) }?;
-        pr_info!(
-            "loaded (update_prio={}, max_clients_per_user={}, trace_size={})\n",
+        let locked = KvBox::<Locked>::new_zeroed()?;
+        let listbuf = KvBox::<ListBuf>::new_zeroed()?;
+        let state = KvBox::new(State {
+            // SAFETY: Module init runs once per load (function contract), and the state it
+            // builds (freed only at exit) owns the only `UpdateLock` and `ListLock`.
+            update: unsafe { UpdateLock::new(locked) },
+            // SAFETY: As above.
+            list: unsafe { ListLock::new(listbuf) },
+            trace,
+            rejected: Rejected::new(),
+            exits: Exits::new(),
             ceiling,
             max_per_user,
-            trace_size
+        })?;
+        let ctx = &*state as *const State as *mut c_void;
+        // SAFETY: `state` is boxed (fixed address) and outlives the registration: `drop`
+        // ends it with `exit_final` before the box is freed.
+        unsafe { glue::init(ctx) }?;
+        log::info(
+            Msg::new()
+                .str("loaded (update_prio=")
+                .num(ceiling.into())
+                .str(", max_clients_per_user=")
+                .unum(max_per_user.into())
+                .str(", trace_size=")
+                .unum(trace_size.into())
+                .str(")"),
         );
-        Ok(Gcaps { state })
+        Ok(Self { state })
     }
 }
 
-impl Drop for Gcaps {
+impl Drop for Loaded {
     fn drop(&mut self) {
         // No file is open (each holds a module reference), so no client exists.
         glue::exit_misc();
@@ -583,11 +588,83 @@ impl Drop for Gcaps {
             *l.core.counters()
         };
         glue::exit_final();
-        pr_info!(
-            "unloaded ({} submits, {} failed, {} TSG events)\n",
-            c.submits,
-            c.submit_errors,
-            c.events
+        log::info(
+            Msg::new()
+                .str("unloaded (")
+                .unum(c.submits)
+                .str(" submits, ")
+                .unum(c.submit_errors)
+                .str(" failed, ")
+                .unum(c.events)
+                .str(" TSG events)"),
         );
     }
+}
+
+/// Host B's module init: loads the device and hands its state to C as `*ctx`.
+///
+/// # Safety
+///
+/// Called once per module load, from `host_c.c`'s module init; `ctx` is valid for writes.
+#[cfg(gcaps_host_c)]
+#[no_mangle]
+unsafe extern "C" fn gcaps_rust_load(ctx: *mut *mut c_void) -> c_int {
+    // SAFETY: Module init, once per load (function contract).
+    match unsafe { Loaded::load() } {
+        Ok(loaded) => {
+            // SAFETY: `ctx` is valid for writes (function contract).
+            unsafe { *ctx = loaded.into_raw() };
+            0
+        }
+        Err(e) => -e.0,
+    }
+}
+
+/// Host B's module exit: unloads the device.
+///
+/// # Safety
+///
+/// `ctx` is what [`gcaps_rust_load`] stored, and this is the module exit after it.
+#[cfg(gcaps_host_c)]
+#[no_mangle]
+unsafe extern "C" fn gcaps_rust_unload(ctx: *mut c_void) {
+    // SAFETY: `ctx` came from `Loaded::into_raw` (function contract), once.
+    drop(unsafe { Loaded::from_raw(ctx) });
+}
+
+#[cfg(gcaps_host_c)]
+impl Loaded {
+    /// The state's address, owned by the caller until [`Loaded::from_raw`].
+    fn into_raw(self) -> *mut c_void {
+        let me = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `me` is never dropped, so the box moves out exactly once.
+        let state = unsafe { core::ptr::read(&me.state) };
+        state.into_raw().cast()
+    }
+
+    /// Undoes [`Loaded::into_raw`].
+    ///
+    /// # Safety
+    ///
+    /// `ctx` came from `into_raw` and is used once.
+    unsafe fn from_raw(ctx: *mut c_void) -> Self {
+        Self {
+            // SAFETY: `ctx` is the box's pointer (function contract).
+            state: unsafe { KvBox::from_raw(ctx.cast()) },
+        }
+    }
+}
+
+/// The panic handler of host B's freestanding object (host A uses the kernel's): reports the
+/// location and `BUG()`s in C; it never returns into Rust. The core has no panicking
+/// operations (its lints deny them); a bounds check the compiler could not remove is the
+/// only way here.
+#[cfg(gcaps_host_c)]
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    let mut m = Msg::new().str("Rust panic");
+    if let Some(l) = info.location() {
+        m = m.str(" at ").str(l.file()).str(":").unum(l.line().into());
+    }
+    glue::bug(&m)
 }
