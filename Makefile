@@ -41,7 +41,7 @@ fuzz-fresh: ## Property tests with a fresh random seed (not CI; CI uses fixed se
 
 bench: ## Benchmarks that print figures: the analysis, the policy decision, the Fig. 8 sweep set
 	cargo bench --locked -p gcaps-analysis --bench analyze
-	cargo bench --locked -p gcaps-policy --bench decide
+	cargo bench --locked -p gcaps-runlist --bench decide
 	tools/gcaps/bench.sh
 
 install: ## Build and install libgcaps (.so, .a, gcaps.h, gcaps.pc), linux/gcaps.h, gcapsctl (PREFIX=/usr/local, DESTDIR)

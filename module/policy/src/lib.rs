@@ -4,8 +4,8 @@
 //!
 //! GCAPS (GPU Context-Aware Preemptive priority-based Scheduling, ECRTS 2024) decides
 //! which TSGs (GPU time-sliced groups, one per process and runlist) may be on a Tegra
-//! GPU runlist. This crate is the decision, the runlist entry encoding and the
-//! double-buffer submission state machine: `no_std`, no allocation, no `unsafe`, no
+//! GPU runlist. This crate is the decision (the runlist entry encoding and the
+//! double-buffer submit model are `gcaps-runlist`, `module/runlist`): `no_std`, no allocation, no `unsafe`, no
 //! dependencies, no panicking paths (no `unwrap`, no unchecked indexing or arithmetic
 //! that can overflow), no floating point. The same source is used as a normal crate
 //! by userspace (simulator, tests) and included with `#[path]` into the Rust kernel
@@ -83,7 +83,7 @@
 //! not eligible (`changed == false`) and must not appear on the runlist. The policy
 //! keeps no cache of "what is on the hardware": [`Policy::generation`] counts reported
 //! changes, and a caller that remembers the generation it last got onto the hardware
-//! ([`DoubleBuffer::needs_submit`]) resubmits after a failed or skipped submit even
+//! (`gcaps_runlist::DoubleBuffer::needs_submit`) resubmits after a failed or skipped submit even
 //! when a later event reports no change.
 //!
 //! ## Complexity
@@ -92,8 +92,8 @@
 //! O(C + T/64) (one pass over the clients to find the winner; the eligible set is the
 //! winner's TSG bit set, maintained per client, OR the always-eligible set, AND the
 //! existing set, compared word by word); `register` costs O(C + T) (it collects the
-//! TSGs already created for its key); TSG events cost O(C + T/64). Building a runlist
-//! is O(T/64 + E) for E written entries. `benches/decide.rs` measures it.
+//! TSGs already created for its key); TSG events cost O(C + T/64). `benches/decide.rs`
+//! measures it.
 //!
 //! ## Kernel inclusion
 //!
@@ -131,25 +131,15 @@
     )
 )]
 
-pub mod dbuf;
 pub mod policy;
-pub mod runlist;
 pub mod set;
 
 // The re-exports are the crate's API for userspace; inside the kernel module (where
 // this file is a private module) unused ones must not warn.
 #[allow(unused_imports)]
-pub use self::dbuf::{Buffer, DbError, DoubleBuffer, Phase};
-#[allow(unused_imports)]
 pub use self::policy::{
     ClientId, ClientInfo, ClientStatus, Decision, Error, GpuPriority, Outcome, Policy, ProcessKey,
     SchedClass, MAX_PRIORITY, MIN_PRIORITY,
-};
-#[allow(unused_imports)]
-pub use self::runlist::{
-    build_runlist, decode_entry, encode_channel_entry, encode_tsg_entry, read_entry, Aperture,
-    ChannelDesc, ChannelEntry, Entry, RunlistError, RunlistWriter, Timeslice, TsgSource,
-    ENTRY_SIZE, MAX_CHANNELS_PER_TSG,
 };
 #[allow(unused_imports)]
 pub use self::set::{TsgSet, TsgSetIter};

@@ -2,7 +2,6 @@
 
 extern crate std;
 
-use super::super::dbuf::DoubleBuffer;
 use super::*;
 use std::boxed::Box;
 use std::vec::Vec;
@@ -309,24 +308,6 @@ fn defect3_driver_tsg_events_never_skip_a_needed_change() {
     // End of segment: everything that exists is eligible again.
     assert!(p.seg_end(a).unwrap().changed);
     assert_eq!(elig(&p), [1, 3, 4, 80]);
-
-    // A lost submit is recovered from by generation, not by the `changed` flag.
-    let mut db = DoubleBuffer::new();
-    let g = p.generation();
-    db.begin_build(g).unwrap();
-    db.submitted().unwrap();
-    db.poll(false).unwrap();
-    assert!(!db.needs_submit(p.generation()));
-    let out = p.tsg_create(5, 9).unwrap();
-    assert!(out.changed);
-    db.begin_build(out.generation).unwrap();
-    db.failed().unwrap(); // e.g. GPU railgated, submit not done
-    let out = p.tsg_changed(2 + 60).err(); // unknown TSG: error, no change
-    assert_eq!(out, Some(Error::UnknownTsg));
-    assert!(
-        db.needs_submit(p.generation()),
-        "the failed submit is still owed"
-    );
 }
 
 #[test]

@@ -1,10 +1,11 @@
 //! Benchmark: one SegBegin/SegEnd decision plus the runlist rebuild it triggers, with
 //! 1024 TSGs of which 64 belong to active (gcaps) clients. Run with
-//! `cargo bench -p gcaps-policy`. No external harness: plain `Instant` timing.
+//! `cargo bench -p gcaps-runlist`. No external harness: plain `Instant` timing.
 
-use gcaps_policy::{
-    build_runlist, Aperture, ChannelDesc, ChannelEntry, ClientId, DoubleBuffer, GpuPriority,
-    Policy, SchedClass, Timeslice, TsgSource, ENTRY_SIZE,
+use gcaps_policy::{ClientId, GpuPriority, Policy, SchedClass};
+use gcaps_runlist::{
+    build_runlist, Aperture, ChannelDesc, ChannelEntry, DoubleBuffer, Timeslice, TsgSource,
+    ENTRY_SIZE,
 };
 use std::hint::black_box;
 use std::time::Instant;

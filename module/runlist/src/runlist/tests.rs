@@ -3,8 +3,8 @@
 
 extern crate std;
 
-use super::super::set::TsgSet;
 use super::*;
+use gcaps_policy::TsgSet;
 use std::vec;
 use std::vec::Vec;
 

@@ -12,7 +12,7 @@
 //! `w2 = chid (12 bits) | instance block address bits 12..31 in place`,
 //! `w3 = instance block address bits 32..63`.
 
-use super::set::TsgSet;
+use gcaps_policy::TsgSet;
 
 /// Size of one runlist entry in bytes.
 pub const ENTRY_SIZE: usize = 16;

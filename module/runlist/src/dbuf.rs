@@ -13,7 +13,7 @@
 //!   `Idle` with the previous hardware buffer unchanged.
 //!
 //! Every buffer content carries the policy generation it was built from
-//! ([`super::policy::Policy::generation`]). [`DoubleBuffer::needs_submit`] compares
+//! (`gcaps_policy::Policy::generation`). [`DoubleBuffer::needs_submit`] compares
 //! the generation on the hardware with the current one, so after any failure the next
 //! event (even one that reports "unchanged") rebuilds and resubmits.
 //!
