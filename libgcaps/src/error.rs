@@ -112,8 +112,8 @@ impl Error {
         }
     }
 
-    /// The error of a failed ioctl; `Begin` EPERMs are classified by the caller
-    /// ([`Error::begin_eperm`]).
+    /// The error of a failed ioctl; `Begin` EPERMs are classified by the rule the module
+    /// reported ([`Error::begin_refused`]).
     pub(crate) fn from_ioctl(op: Op, errno: Errno) -> Self {
         match (op, errno) {
             (Op::ResetStats | Op::TraceRead, Errno::EPERM) => Error::NeedsAdmin { op },
@@ -127,21 +127,21 @@ impl Error {
         }
     }
 
-    /// Which permission rule an EPERM of a begin asking for `requested` (0 = inherit) broke,
-    /// given the caller's scheduling policy and rt_priority now.
-    pub(crate) fn begin_eperm(requested: i32, policy: libc::c_int, rt_priority: i32) -> Self {
-        let realtime = policy == libc::SCHED_FIFO || policy == libc::SCHED_RR;
-        if requested == 0 {
-            Error::NotOwner // inheriting needs no permission: only the owner rule remains
-        } else if !realtime {
-            Error::BestEffortExplicit { requested }
-        } else if requested > rt_priority {
-            Error::AboveCpuPriority {
+    /// The error of a begin asking for `requested` (0 = inherit) that the module refused
+    /// (EPERM) with rule `refused` (`GCAPS_REFUSED_*`, written back by the module with the
+    /// CPU priority it judged). The library never re-derives the rule.
+    pub(crate) fn begin_refused(requested: i32, refused: u32, cpu_priority: i32) -> Self {
+        match refused {
+            crate::uapi::GCAPS_REFUSED_NOT_OWNER => Error::NotOwner,
+            crate::uapi::GCAPS_REFUSED_NEEDS_REALTIME => Error::BestEffortExplicit { requested },
+            crate::uapi::GCAPS_REFUSED_ABOVE_OWN => Error::AboveCpuPriority {
                 requested,
-                cpu_priority: rt_priority,
-            }
-        } else {
-            Error::NotOwner
+                cpu_priority,
+            },
+            _ => Error::Sys {
+                op: Op::Begin,
+                errno: Errno::EPERM,
+            },
         }
     }
 }
@@ -295,31 +295,34 @@ mod tests {
     }
 
     #[test]
-    fn eperm_of_begin_names_the_rule() {
+    fn eperm_of_begin_is_the_rule_the_module_reported() {
+        use crate::uapi::{
+            GCAPS_REFUSED_ABOVE_OWN, GCAPS_REFUSED_NEEDS_REALTIME, GCAPS_REFUSED_NOT_OWNER,
+        };
         assert_eq!(
-            Error::begin_eperm(10, libc::SCHED_OTHER, 0),
+            Error::begin_refused(10, GCAPS_REFUSED_NEEDS_REALTIME, 0),
             Error::BestEffortExplicit { requested: 10 }
         );
         assert_eq!(
-            Error::begin_eperm(60, libc::SCHED_FIFO, 50),
+            Error::begin_refused(60, GCAPS_REFUSED_ABOVE_OWN, 50),
             Error::AboveCpuPriority {
                 requested: 60,
                 cpu_priority: 50
             }
         );
         assert_eq!(
-            Error::begin_eperm(60, libc::SCHED_RR, 50),
-            Error::AboveCpuPriority {
-                requested: 60,
-                cpu_priority: 50
-            }
-        );
-        assert_eq!(
-            Error::begin_eperm(40, libc::SCHED_FIFO, 50),
+            Error::begin_refused(0, GCAPS_REFUSED_NOT_OWNER, 50),
             Error::NotOwner
         );
-        assert_eq!(Error::begin_eperm(0, libc::SCHED_OTHER, 0), Error::NotOwner);
-        assert!(Error::begin_eperm(60, libc::SCHED_FIFO, 50)
+        // No rule reported (a module without the field): a plain EPERM, no guess.
+        assert_eq!(
+            Error::begin_refused(60, 0, 0),
+            Error::Sys {
+                op: Op::Begin,
+                errno: Errno::EPERM
+            }
+        );
+        assert!(Error::begin_refused(60, GCAPS_REFUSED_ABOVE_OWN, 50)
             .to_string()
             .contains("CAP_SYS_NICE"));
     }

@@ -6,7 +6,7 @@
 //! use libgcaps::{Gcaps, GpuPriority};
 //! let gcaps = Gcaps::open()?;
 //! {
-//!     let _seg = gcaps.segment(GpuPriority::Default)?; // begin
+//!     let _seg = gcaps.segment(GpuPriority::ProcessDefault)?; // begin
 //!     // ... launch kernels, copy, synchronise ...
 //! } // end (also when the code panics)
 //! # Ok::<(), libgcaps::Error>(())
@@ -72,7 +72,7 @@ impl Gcaps {
     }
 
     /// Wraps a descriptor of `/dev/gcaps` (no check); `default_priority` replaces
-    /// [`GpuPriority::Default`] at begin (e.g. [`GpuPriority::from_env`]).
+    /// [`GpuPriority::ProcessDefault`] at begin (e.g. [`GpuPriority::from_env`]).
     pub fn from_fd(fd: OwnedFd, default_priority: GpuPriority) -> Self {
         Self {
             fd,
@@ -80,7 +80,7 @@ impl Gcaps {
         }
     }
 
-    /// The GPU priority [`GpuPriority::Default`] stands for in this client.
+    /// The GPU priority [`GpuPriority::ProcessDefault`] stands for in this client.
     pub fn default_priority(&self) -> GpuPriority {
         self.default_priority
     }
@@ -118,8 +118,8 @@ impl Gcaps {
     /// Prefer [`Gcaps::segment`], which cannot forget the end.
     pub fn begin(&self, priority: GpuPriority) -> Result<SegState, Error> {
         let requested = self.resolve(priority).raw();
-        if let GpuPriority::Level(l) = priority {
-            // (Level(0) or Level(100..) built by hand rather than with GpuPriority::new)
+        if let GpuPriority::Explicit(l) = priority {
+            // (Explicit(0) or Explicit(100..) built by hand rather than with GpuPriority::new)
             if !(GPU_PRIORITY_MIN..=GPU_PRIORITY_MAX).contains(&l) {
                 return Err(Error::InvalidPriority { value: l.into() });
             }
@@ -140,10 +140,8 @@ impl Gcaps {
                 );
                 Ok(state)
             }
-            Err(Errno::EPERM) => {
-                let (policy, rt) = current_sched();
-                Err(Error::begin_eperm(requested, policy, rt))
-            }
+            // The module says which permission rule refused (it wrote `refused` back).
+            Err(Errno::EPERM) => Err(Error::begin_refused(requested, b.refused, b.cpu_priority)),
             Err(Errno::EINVAL) if requested != 0 => Err(Error::InvalidPriority {
                 value: requested.into(),
             }),
@@ -247,7 +245,7 @@ impl Gcaps {
 
     fn resolve(&self, priority: GpuPriority) -> GpuPriority {
         match priority {
-            GpuPriority::Default => self.default_priority,
+            GpuPriority::ProcessDefault => self.default_priority,
             p => p,
         }
     }
@@ -319,17 +317,6 @@ fn ioctl<T>(fd: BorrowedFd<'_>, request: libc::c_ulong, arg: &mut T) -> Result<(
     Errno::result(r).map(drop)
 }
 
-/// The calling thread's scheduling policy and rt_priority.
-fn current_sched() -> (libc::c_int, i32) {
-    // SAFETY: plain syscalls on the calling thread (pid 0) with a valid out-parameter.
-    unsafe {
-        let policy = libc::sched_getscheduler(0) & !libc::SCHED_RESET_ON_FORK;
-        let mut p = libc::sched_param { sched_priority: 0 };
-        libc::sched_getparam(0, &mut p);
-        (policy, p.sched_priority)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,9 +347,9 @@ mod tests {
     #[test]
     fn calls_on_a_foreign_file_are_enotty() {
         let f = std::fs::File::open("/dev/null").unwrap();
-        let g = Gcaps::from_fd(f.into(), GpuPriority::Default);
+        let g = Gcaps::from_fd(f.into(), GpuPriority::ProcessDefault);
         assert!(matches!(
-            g.begin(GpuPriority::Default),
+            g.begin(GpuPriority::ProcessDefault),
             Err(Error::NotGcapsDevice { .. })
         ));
         assert!(matches!(g.end(), Err(Error::NotGcapsDevice { .. })));
@@ -375,24 +362,30 @@ mod tests {
             g.read_trace(0, &mut buf),
             Err(Error::NotGcapsDevice { .. })
         ));
-        assert!(g.segment(GpuPriority::Level(3)).is_err());
+        assert!(g.segment(GpuPriority::Explicit(3)).is_err());
     }
 
     #[test]
     fn default_priority_is_resolved_at_begin() {
         let f = std::fs::File::open("/dev/null").unwrap();
-        let g = Gcaps::from_fd(f.into(), GpuPriority::Level(7));
-        assert_eq!(g.resolve(GpuPriority::Default), GpuPriority::Level(7));
-        assert_eq!(g.resolve(GpuPriority::Level(3)), GpuPriority::Level(3));
+        let g = Gcaps::from_fd(f.into(), GpuPriority::Explicit(7));
+        assert_eq!(
+            g.resolve(GpuPriority::ProcessDefault),
+            GpuPriority::Explicit(7)
+        );
+        assert_eq!(
+            g.resolve(GpuPriority::Explicit(3)),
+            GpuPriority::Explicit(3)
+        );
     }
 
     #[test]
     fn hand_built_levels_are_checked_before_the_kernel() {
         let f = std::fs::File::open("/dev/null").unwrap();
-        let g = Gcaps::from_fd(f.into(), GpuPriority::Default);
+        let g = Gcaps::from_fd(f.into(), GpuPriority::ProcessDefault);
         for l in [0, 100, 255] {
             assert_eq!(
-                g.begin(GpuPriority::Level(l)),
+                g.begin(GpuPriority::Explicit(l)),
                 Err(Error::InvalidPriority { value: l.into() })
             );
         }

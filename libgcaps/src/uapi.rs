@@ -47,10 +47,15 @@ mod tests {
     }
 
     #[test]
-    fn first_versions_are_the_current_sizes() {
+    fn sizes_are_the_current_versions() {
         assert_eq!(size_of::<gcaps_version>(), GCAPS_VERSION_SIZE_VER0 as usize);
         assert_eq!(
             size_of::<gcaps_seg_begin>(),
+            GCAPS_SEG_BEGIN_SIZE_VER1 as usize
+        );
+        // VER1 appended `refused` and `cpu_priority`: VER0's fields keep their offsets.
+        assert_eq!(
+            std::mem::offset_of!(gcaps_seg_begin, refused),
             GCAPS_SEG_BEGIN_SIZE_VER0 as usize
         );
         assert_eq!(size_of::<gcaps_seg_end>(), GCAPS_SEG_END_SIZE_VER0 as usize);

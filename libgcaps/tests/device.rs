@@ -69,14 +69,17 @@ fn best_effort_segment_and_misuse() {
     on_thread(|| {
         let g = Gcaps::open().unwrap();
         assert_eq!(g.end(), Err(Error::NotInSegment));
-        assert_eq!(g.begin(GpuPriority::Default), Ok(SegState::Running));
+        assert_eq!(g.begin(GpuPriority::ProcessDefault), Ok(SegState::Running));
         let me = g.status().unwrap().me;
         assert_eq!((me.class, me.state), (CpuClass::Other, SegState::Running));
-        assert_eq!(g.begin(GpuPriority::Default), Err(Error::AlreadyInSegment));
+        assert_eq!(
+            g.begin(GpuPriority::ProcessDefault),
+            Err(Error::AlreadyInSegment)
+        );
         g.end().unwrap();
         assert_eq!(g.status().unwrap().me.state, SegState::Idle);
         assert_eq!(
-            g.begin(GpuPriority::Level(10)),
+            g.begin(GpuPriority::Explicit(10)),
             Err(Error::BestEffortExplicit { requested: 10 })
         );
         assert_eq!(g.status().unwrap().me.state, SegState::Idle);
@@ -90,7 +93,7 @@ fn real_time_segment_inherits_and_escalation_needs_cap_sys_nice() {
         set_fifo(20);
         let g = Gcaps::open().unwrap();
         {
-            let seg = g.segment(GpuPriority::Default).unwrap();
+            let seg = g.segment(GpuPriority::ProcessDefault).unwrap();
             assert_eq!(seg.state_at_begin(), SegState::Running);
             let s = g.status().unwrap();
             let me = s.me;
@@ -102,10 +105,10 @@ fn real_time_segment_inherits_and_escalation_needs_cap_sys_nice() {
         }
         assert_eq!(g.status().unwrap().me.state, SegState::Idle);
         // Root may ask above its CPU priority ...
-        g.segment(GpuPriority::Level(30)).unwrap().end().unwrap();
+        g.segment(GpuPriority::Explicit(30)).unwrap().end().unwrap();
         // ... without CAP_SYS_NICE it may not, and the error names the rule.
         drop_cap_sys_nice();
-        let e = g.begin(GpuPriority::Level(30)).unwrap_err();
+        let e = g.begin(GpuPriority::Explicit(30)).unwrap_err();
         assert_eq!(
             e,
             Error::AboveCpuPriority {
@@ -114,7 +117,7 @@ fn real_time_segment_inherits_and_escalation_needs_cap_sys_nice() {
             }
         );
         assert!(e.to_string().contains("CAP_SYS_NICE"));
-        g.segment(GpuPriority::Level(10)).unwrap().end().unwrap();
+        g.segment(GpuPriority::Explicit(10)).unwrap().end().unwrap();
     });
 }
 
@@ -125,7 +128,7 @@ fn panic_inside_a_segment_ends_it() {
         set_fifo(15);
         let g = Gcaps::open().unwrap();
         let r = catch_unwind(AssertUnwindSafe(|| {
-            let _seg = g.segment(GpuPriority::Default).unwrap();
+            let _seg = g.segment(GpuPriority::ProcessDefault).unwrap();
             assert_eq!(g.status().unwrap().me.state, SegState::Running);
             panic!("job failed inside its GPU segment (expected by the test)");
         }));
@@ -149,7 +152,7 @@ fn a_forked_child_cannot_use_the_parents_client() {
     let pid = unsafe { libc::fork() };
     assert!(pid >= 0);
     if pid == 0 {
-        let code = match (g.begin(GpuPriority::Default), g.status()) {
+        let code = match (g.begin(GpuPriority::ProcessDefault), g.status()) {
             (Err(Error::NotOwner), Err(Error::NotOwner)) => 0,
             _ => 1,
         };
@@ -202,7 +205,7 @@ fn a_segment_is_a_tracing_span() {
         let g = Gcaps::open().unwrap();
         let rec = std::sync::Arc::new(SpanRecorder::default());
         tracing::subscriber::with_default(rec.clone(), || {
-            let _seg = g.segment(GpuPriority::Level(7)).unwrap();
+            let _seg = g.segment(GpuPriority::Explicit(7)).unwrap();
         });
         let spans = rec.0.lock().unwrap().clone();
         assert_eq!(

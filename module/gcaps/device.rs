@@ -39,7 +39,7 @@ mod gcaps_core;
 mod glue;
 mod trace;
 
-use self::gcaps_core::ioctl::{self, Command, Sched};
+use self::gcaps_core::ioctl::{self, Command, Refusal, Sched};
 use self::gcaps_core::stats::Rejected;
 use self::gcaps_core::uapi::{self, TraceEvent};
 use self::gcaps_core::{
@@ -156,7 +156,17 @@ struct State {
 
 impl State {
     fn ioctl(&self, client: ClientRef, cmd: u32, arg: usize, foreign: bool) -> Result<i64> {
-        match Command::decode(cmd, foreign)? {
+        let command = match Command::decode(cmd, foreign) {
+            Ok(c) => c,
+            Err(e) => {
+                // A foreign begin learns which rule refused it, like any other refused begin.
+                if foreign && Command::decode(cmd, false) == Ok(Command::SegBegin) {
+                    Self::refused(arg, Refusal::NotOwner);
+                }
+                return Err(e);
+            }
+        };
+        match command {
             Command::Version => self.version(arg),
             Command::SegBegin => self.seg_begin(client, arg),
             Command::SegEnd => self.seg_end(client, arg),
@@ -166,6 +176,16 @@ impl State {
             Command::TraceRead => self.trace_read(arg),
         }?;
         Ok(0)
+    }
+
+    /// Reports a refused begin to its caller: the rule and the CPU priority it judged, in a
+    /// VER1 struct (a VER0 caller gets nothing). Nothing else changed, so a struct that cannot
+    /// be read or written back changes nothing either.
+    fn refused(arg: usize, r: Refusal) {
+        if let Ok((mut a, size)) = glue::read_arg::<uapi::SegBegin>(arg) {
+            r.report(&mut a, glue::current_sched());
+            let _ = glue::write_arg(arg, &a, size);
+        }
     }
 
     fn version(&self, arg: usize) -> Result {
@@ -233,7 +253,16 @@ impl State {
         // changed (unless another thread unmaps the struct during the call, uapi header).
         glue::write_arg(arg, &a, size)?;
         // The class and priority are the task's, now (never the caller's word).
-        let req = ioctl::begin_request(&a, glue::current_sched(), glue::may_raise_rt_prio)?;
+        let sched = glue::current_sched();
+        let req = match ioctl::begin_request(&a, sched, glue::may_raise_rt_prio) {
+            Ok(req) => req,
+            Err(r) => {
+                // Which rule refused, for the caller (deliverable: checked above).
+                r.report(&mut a, sched);
+                let _ = glue::write_arg(arg, &a, size);
+                return Err(Errno::EPERM);
+            }
+        };
         let rt = req.class.is_rt();
         let call = Call { entry_ns, rt };
         let keeps = |c: &Core| c.begin_keeps_decision(client, &req);

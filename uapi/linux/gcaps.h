@@ -80,15 +80,31 @@ struct gcaps_version {
 };
 #define GCAPS_VERSION_SIZE_VER0		48
 
-/* GCAPS_IOC_SEG_BEGIN: open a GPU segment (gcapsGpuSegBegin). */
+/*
+ * GCAPS_IOC_SEG_BEGIN: open a GPU segment (gcapsGpuSegBegin). On EPERM (and only then) the
+ * module writes `refused` and `cpu_priority` back (VER1 callers): which permission rule
+ * refused, so a library never has to guess it.
+ */
 struct gcaps_seg_begin {
 	__u32 size;			/* in */
 	__u32 flags;			/* in: must be 0 */
 	__s32 gpu_priority;		/* in: GCAPS_GPU_PRIO_INHERIT or 1..99 */
 	__u32 state;			/* out: GCAPS_STATE_RUNNING or GCAPS_STATE_PENDING */
 	__u64 generation;		/* out: eligible-set generation after the call */
+	/* VER1 */
+	__u32 refused;			/* out, on EPERM: GCAPS_REFUSED_* */
+	__s32 cpu_priority;		/* out, on EPERM: the caller's rt_priority as judged (0: not
+					 * SCHED_FIFO/SCHED_RR) */
 };
 #define GCAPS_SEG_BEGIN_SIZE_VER0	24
+#define GCAPS_SEG_BEGIN_SIZE_VER1	32
+
+/* The permission rules of a begin (struct gcaps_seg_begin.refused). */
+#define GCAPS_REFUSED_NOT_OWNER		1	/* the file belongs to another thread group */
+#define GCAPS_REFUSED_NEEDS_REALTIME	2	/* an explicit GPU priority from a caller that is not
+						 * SCHED_FIFO/SCHED_RR */
+#define GCAPS_REFUSED_ABOVE_OWN		3	/* a GPU priority above the caller's own rt_priority,
+						 * without RLIMIT_RTPRIO or CAP_SYS_NICE to raise it */
 
 /* GCAPS_IOC_SEG_END: close the caller's open GPU segment (gcapsGpuSegEnd). */
 struct gcaps_seg_end {

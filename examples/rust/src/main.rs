@@ -44,7 +44,7 @@ fn run(args: &[String]) -> Result<(), String> {
     for job in 0..jobs {
         let done = {
             let _segment = gcaps
-                .segment(GpuPriority::Default)
+                .segment(GpuPriority::ProcessDefault)
                 .map_err(|e| e.to_string())?;
             gpu.run(exec_ms * 1_000_000)
                 .map_err(|e| format!("GPU work: {}", e.desc()))?

@@ -10,7 +10,7 @@
 //! (`E2BIG`), which needs the user memory (the kernel's `copy_struct_from_user`).
 
 use super::errno::Errno;
-use super::policy::{GpuPriority, SchedClass};
+use super::policy::{GpuPriority, SchedClass, Segment};
 use super::stats::ResetScope;
 use super::uapi::{self, IoctlArg};
 
@@ -132,10 +132,39 @@ impl Sched {
 pub struct BeginRequest {
     /// The caller's class now.
     pub class: Class,
-    /// The GPU priority.
-    pub gpu: GpuPriority,
+    /// The segment for the policy (a best-effort one has no GPU priority).
+    pub segment: Segment,
     /// The `gpu_priority` the caller asked for (for the trace).
     pub requested: i32,
+}
+
+/// The permission rule that refused a begin (`EPERM`), reported to the caller in
+/// `struct gcaps_seg_begin.refused`: every permission rule of a begin, in one place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The file belongs to another thread group (every call of a foreign caller is refused).
+    NotOwner,
+    /// An explicit GPU priority from a caller that is not real-time.
+    NeedsRealTime,
+    /// A GPU priority above the caller's own without the right to raise it.
+    AboveOwn,
+}
+
+impl Refusal {
+    /// `GCAPS_REFUSED_*`.
+    pub fn code(self) -> u32 {
+        match self {
+            Self::NotOwner => uapi::REFUSED_NOT_OWNER,
+            Self::NeedsRealTime => uapi::REFUSED_NEEDS_REALTIME,
+            Self::AboveOwn => uapi::REFUSED_ABOVE_OWN,
+        }
+    }
+
+    /// Fills the reply of a refused begin: the rule and the CPU priority it judged.
+    pub fn report(self, a: &mut uapi::SegBegin, sched: Sched) {
+        a.refused = self.code();
+        a.cpu_priority = sched.classify().cpu_prio;
+    }
 }
 
 /// `GCAPS_IOC_SEG_BEGIN`'s argument rules: `flags` 0 and `gpu_priority` in `0..=99` (else
@@ -147,32 +176,35 @@ pub fn check_seg_begin(a: &uapi::SegBegin) -> Result<(), Errno> {
     Ok(())
 }
 
-/// The permission rule of a begin (after [`check_seg_begin`]), from the caller's scheduling
-/// state now (never the caller's word): an explicit GPU priority needs a real-time caller,
-/// and one above the caller's own priority needs what `sched_setscheduler` would need to
-/// raise it (`may_raise(p)`: `RLIMIT_RTPRIO` or `CAP_SYS_NICE`, asked only then). `EPERM`.
+/// The permission rules of a begin (after [`check_seg_begin`]), from the caller's scheduling
+/// state now (never the caller's word): an explicit GPU priority needs a real-time caller
+/// ([`Refusal::NeedsRealTime`]), and one above the caller's own priority needs what
+/// `sched_setscheduler` would need to raise it (`may_raise(p)`: `RLIMIT_RTPRIO` or
+/// `CAP_SYS_NICE`, asked only then; [`Refusal::AboveOwn`]). The third rule, the file's
+/// owner, is [`Command::decode`]'s. A refusal is `EPERM`.
 pub fn begin_request(
     a: &uapi::SegBegin,
     sched: Sched,
     may_raise: impl FnOnce(i32) -> bool,
-) -> Result<BeginRequest, Errno> {
+) -> Result<BeginRequest, Refusal> {
     let class = sched.classify();
     let gpu = match u8::try_from(a.gpu_priority) {
         Ok(0) | Err(_) => GpuPriority::Inherit,
         Ok(p) => GpuPriority::Explicit(p),
     };
-    match (class.class, gpu) {
-        (SchedClass::BestEffort, GpuPriority::Explicit(_)) => return Err(Errno::EPERM),
+    let segment = match (class.class, gpu) {
+        (SchedClass::BestEffort, GpuPriority::Inherit) => Segment::BestEffort,
+        (SchedClass::BestEffort, GpuPriority::Explicit(_)) => return Err(Refusal::NeedsRealTime),
         (SchedClass::RealTime(own), GpuPriority::Explicit(p))
             if p > own && !may_raise(i32::from(p)) =>
         {
-            return Err(Errno::EPERM)
+            return Err(Refusal::AboveOwn)
         }
-        _ => {}
-    }
+        (SchedClass::RealTime(cpu), gpu) => Segment::RealTime { cpu, gpu },
+    };
     Ok(BeginRequest {
         class,
-        gpu,
+        segment,
         requested: a.gpu_priority,
     })
 }

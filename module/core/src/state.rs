@@ -353,7 +353,6 @@ fn map_policy_error(e: PolicyError) -> Errno {
     match e {
         PolicyError::SegmentAlreadyOpen => Errno::EALREADY,
         PolicyError::NoOpenSegment => Errno::ENOENT,
-        PolicyError::GpuPriorityNeedsRealTime => Errno::EPERM,
         PolicyError::PriorityOutOfRange => Errno::EINVAL,
         PolicyError::ClientTableFull => Errno::ENOSPC,
         // Handles and TSG ids are the core's own: these mean a bug, reported as EINVAL.
@@ -709,7 +708,7 @@ impl Core {
         let prev = self.running;
         let out = self
             .policy
-            .seg_begin(id, req.class.class, req.gpu)
+            .seg_begin(id, req.segment)
             .map_err(map_policy_error)?;
         if let Some(c) = self.clients.get_mut(slot) {
             c.cpu_class = req.class.uclass;
@@ -735,10 +734,8 @@ impl Core {
     /// Whether `seg_begin(r, req)` certainly keeps the published decision (the policy's
     /// predicate; an unknown client keeps it too: the event fails).
     pub fn begin_keeps_decision(&self, r: ClientRef, req: &BeginRequest) -> bool {
-        self.handle(r).map_or(true, |id| {
-            self.policy
-                .begin_keeps_decision(id, req.class.class, req.gpu)
-        })
+        self.handle(r)
+            .map_or(true, |id| self.policy.begin_keeps_decision(id, req.segment))
     }
 
     /// Whether `seg_end(r)` certainly keeps the published decision.

@@ -106,8 +106,16 @@ pub struct SegBegin {
     pub gpu_priority: i32,
     pub state: u32,
     pub generation: u64,
+    // VER1
+    pub refused: u32,
+    pub cpu_priority: i32,
 }
-ioctl_arg!(SegBegin, 24);
+ioctl_arg!(SegBegin, 24, 32);
+
+/// `GCAPS_REFUSED_*`: the permission rule that refused a `GCAPS_IOC_SEG_BEGIN` (`EPERM`).
+pub const REFUSED_NOT_OWNER: u32 = 1;
+pub const REFUSED_NEEDS_REALTIME: u32 = 2;
+pub const REFUSED_ABOVE_OWN: u32 = 3;
 
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]

@@ -139,7 +139,7 @@ pub mod set;
 #[allow(unused_imports)]
 pub use self::policy::{
     ClientId, ClientInfo, ClientStatus, Decision, Error, GpuPriority, Outcome, Policy, ProcessKey,
-    SchedClass, MAX_PRIORITY, MIN_PRIORITY,
+    SchedClass, Segment, MAX_PRIORITY, MIN_PRIORITY,
 };
 #[allow(unused_imports)]
 pub use self::set::{TsgSet, TsgSetIter};

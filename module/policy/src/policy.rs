@@ -42,6 +42,34 @@ pub enum GpuPriority {
     Explicit(u8),
 }
 
+/// What a segment runs as: best-effort, or real-time at the caller's CPU priority with a GPU
+/// priority. A best-effort segment has no GPU priority, so the policy cannot be handed one:
+/// asking for an explicit GPU priority without being real-time is refused by whoever builds
+/// the `Segment` (in gcaps.ko the core's `ioctl::begin_request`, the one place the
+/// permission rules live).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Segment {
+    /// A best-effort (non-real-time) caller's segment: never decides what runs.
+    BestEffort,
+    /// A real-time caller's segment.
+    RealTime {
+        /// The caller's `rt_priority` (`1..=99`).
+        cpu: u8,
+        /// The GPU priority asked for.
+        gpu: GpuPriority,
+    },
+}
+
+impl Segment {
+    /// The caller's CPU class.
+    pub fn class(self) -> SchedClass {
+        match self {
+            Self::BestEffort => SchedClass::BestEffort,
+            Self::RealTime { cpu, .. } => SchedClass::RealTime(cpu),
+        }
+    }
+}
+
 /// Handle of a registered client, returned by [`Policy::register`].
 ///
 /// It names a slot and the slot's generation, so a handle kept after its client was
@@ -149,8 +177,6 @@ pub enum Error {
     ClientTableFull,
     /// A priority outside `1..=99`.
     PriorityOutOfRange,
-    /// A best-effort client asked for an explicit GPU priority.
-    GpuPriorityNeedsRealTime,
     /// `seg_begin` while the client already has an open segment.
     SegmentAlreadyOpen,
     /// `seg_end` without an open segment.
@@ -529,35 +555,29 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         Ok(self.finish(false))
     }
 
-    /// The client begins a GPU segment (`gcapsGpuSegBegin`). `class` is the caller's
-    /// CPU scheduling class at the moment of the call (the kernel reads it from the
-    /// task); it becomes the client's class, in the same event, so no intermediate
+    /// The client begins a GPU segment (`gcapsGpuSegBegin`). The segment's class is the
+    /// caller's CPU scheduling class at the moment of the call (the kernel reads it from
+    /// the task); it becomes the client's class, in the same event, so no intermediate
     /// decision is ever taken with a stale class.
     ///
-    /// Errors: [`Error::UnknownClient`], [`Error::PriorityOutOfRange`] (class or GPU
-    /// priority), [`Error::SegmentAlreadyOpen`], [`Error::GpuPriorityNeedsRealTime`]
-    /// (checked in this order).
-    pub fn seg_begin(
-        &mut self,
-        id: ClientId,
-        class: SchedClass,
-        gpu: GpuPriority,
-    ) -> Result<Outcome, Error> {
+    /// Errors: [`Error::UnknownClient`], [`Error::PriorityOutOfRange`] (CPU or GPU
+    /// priority), [`Error::SegmentAlreadyOpen`] (checked in this order).
+    pub fn seg_begin(&mut self, id: ClientId, seg: Segment) -> Result<Outcome, Error> {
         let slot = self.lookup(id)?;
-        let cpu_raw = class_to_raw(class)?;
-        let gpu_raw = match gpu {
-            GpuPriority::Inherit => 0,
-            GpuPriority::Explicit(p) => check_priority(p)?,
+        let cpu_raw = class_to_raw(seg.class())?;
+        let gpu_raw = match seg {
+            Segment::RealTime {
+                gpu: GpuPriority::Explicit(p),
+                ..
+            } => check_priority(p)?,
+            _ => 0,
         };
         let c = self.clients.get(slot).ok_or(Error::UnknownClient)?;
         if c.open {
             return Err(Error::SegmentAlreadyOpen);
         }
-        if gpu_raw != 0 && cpu_raw == 0 {
-            return Err(Error::GpuPriorityNeedsRealTime);
-        }
         // Validation done: from here on the event cannot fail.
-        let keeps = self.begin_keeps_decision(id, class, gpu);
+        let keeps = self.begin_keeps_decision(id, seg);
         if self.next_seq == u64::MAX {
             self.renumber();
         }
@@ -578,17 +598,23 @@ impl<const W: usize, const C: usize> Policy<W, C> {
     /// segment changes (checked exhaustively by the model check). O(1). Lets a caller that
     /// must not sleep apply the event only when no runlist submit can follow (the kernel
     /// module's non-preemptive fast path).
-    pub fn begin_keeps_decision(&self, id: ClientId, class: SchedClass, gpu: GpuPriority) -> bool {
+    pub fn begin_keeps_decision(&self, id: ClientId, seg: Segment) -> bool {
         let Ok(slot) = self.lookup(id) else {
             return true;
         };
         if self.clients.get(slot).is_none_or(|c| c.open) {
             return true;
         }
-        let effective = match (class, gpu) {
-            (SchedClass::BestEffort, _) => return true,
-            (SchedClass::RealTime(_), GpuPriority::Explicit(p)) => p,
-            (SchedClass::RealTime(p), GpuPriority::Inherit) => p,
+        let effective = match seg {
+            Segment::BestEffort => return true,
+            Segment::RealTime {
+                gpu: GpuPriority::Explicit(p),
+                ..
+            } => p,
+            Segment::RealTime {
+                cpu,
+                gpu: GpuPriority::Inherit,
+            } => cpu,
         };
         // A higher or equal effective priority that arrived earlier keeps the lead.
         self.running_effective().is_some_and(|w| w >= effective)

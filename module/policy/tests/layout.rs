@@ -40,8 +40,10 @@ fn zeroed_policy_works() {
     p.tsg_create(3, 2).unwrap();
     p.seg_begin(
         id,
-        SchedClass::RealTime(5),
-        gcaps_policy::GpuPriority::Inherit,
+        gcaps_policy::Segment::RealTime {
+            cpu: 5,
+            gpu: gcaps_policy::GpuPriority::Inherit,
+        },
     )
     .unwrap();
     assert_eq!(p.eligible().iter().collect::<Vec<_>>(), [1000]);

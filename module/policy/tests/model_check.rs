@@ -14,7 +14,7 @@
 //! deduplicated on the pair (canonical implementation state, reference state), so the
 //! search stays fast. Set `GCAPS_MC_DEPTH` to change the depth.
 
-use gcaps_policy::{ClientId, ClientStatus, Error, GpuPriority, Policy, SchedClass};
+use gcaps_policy::{ClientId, ClientStatus, Error, GpuPriority, Policy, SchedClass, Segment};
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
@@ -57,7 +57,7 @@ enum Ev {
     Register(usize),
     Unregister(usize),
     Gone(usize),
-    Begin(usize, SchedClass, GpuPriority),
+    Begin(usize, Segment),
     End(usize),
     Create(u32, u64),
     Destroy(u32),
@@ -65,22 +65,31 @@ enum Ev {
     Always(u32, bool),
 }
 
+/// The segment of a caller of class `class` asking for `gpu` (the alphabet has no best-effort
+/// caller asking for an explicit priority: that is the permission rule, not the policy's).
+fn seg(class: SchedClass, gpu: GpuPriority) -> Segment {
+    match class {
+        SchedClass::BestEffort => Segment::BestEffort,
+        SchedClass::RealTime(cpu) => Segment::RealTime { cpu, gpu },
+    }
+}
+
 fn alphabet() -> Vec<Ev> {
     let mut v = Vec::new();
     for (r, &class) in CLASSES.iter().enumerate() {
         v.push(Ev::Register(r));
         v.push(Ev::Gone(r));
-        v.push(Ev::Begin(r, class, GpuPriority::Inherit));
+        v.push(Ev::Begin(r, seg(class, GpuPriority::Inherit)));
         // Roles 0/1: 70 ties with role 2's CPU priority and beats their own 50;
         // role 2: 40 is below its CPU priority.
         match r {
             // Role 1: 51 is one above role 0's 50 (the strict boundary of preemption).
             1 => {
-                v.push(Ev::Begin(r, class, GpuPriority::Explicit(70)));
-                v.push(Ev::Begin(r, class, GpuPriority::Explicit(51)));
+                v.push(Ev::Begin(r, seg(class, GpuPriority::Explicit(70))));
+                v.push(Ev::Begin(r, seg(class, GpuPriority::Explicit(51))));
             }
-            0 => v.push(Ev::Begin(r, class, GpuPriority::Explicit(70))),
-            2 => v.push(Ev::Begin(r, class, GpuPriority::Explicit(40))),
+            0 => v.push(Ev::Begin(r, seg(class, GpuPriority::Explicit(70)))),
+            2 => v.push(Ev::Begin(r, seg(class, GpuPriority::Explicit(40)))),
             _ => {}
         }
         v.push(Ev::End(r));
@@ -88,18 +97,25 @@ fn alphabet() -> Vec<Ev> {
     // Orderly unregistration (an error while a segment is open).
     v.push(Ev::Unregister(0));
     v.push(Ev::Unregister(3));
-    v.push(Ev::Begin(0, CLASSES[0], GpuPriority::Explicit(0))); // out of range
-    v.push(Ev::Begin(0, SchedClass::RealTime(0), GpuPriority::Inherit)); // out of range
-                                                                         // The class read at begin differs from the registered one (sched_setscheduler
-                                                                         // between segments): promoted, demoted, demoted asking for a GPU priority (error).
-    v.push(Ev::Begin(0, SchedClass::RealTime(80), GpuPriority::Inherit));
-    v.push(Ev::Begin(2, SchedClass::BestEffort, GpuPriority::Inherit));
+    v.push(Ev::Begin(0, seg(CLASSES[0], GpuPriority::Explicit(0)))); // out of range
+    v.push(Ev::Begin(
+        0,
+        seg(SchedClass::RealTime(0), GpuPriority::Inherit),
+    )); // out of range
+        // The class read at begin differs from the registered one (sched_setscheduler
+        // between segments): promoted, demoted.
+    v.push(Ev::Begin(
+        0,
+        seg(SchedClass::RealTime(80), GpuPriority::Inherit),
+    ));
     v.push(Ev::Begin(
         2,
-        SchedClass::BestEffort,
-        GpuPriority::Explicit(40),
+        seg(SchedClass::BestEffort, GpuPriority::Inherit),
     ));
-    v.push(Ev::Begin(3, SchedClass::RealTime(70), GpuPriority::Inherit));
+    v.push(Ev::Begin(
+        3,
+        seg(SchedClass::RealTime(70), GpuPriority::Inherit),
+    ));
     for (t, ks) in OWNERS {
         for k in ks {
             v.push(Ev::Create(t, k));
@@ -267,7 +283,12 @@ impl Ref {
                 };
                 self.dequeue(r);
             }
-            Ev::Begin(r, class, gpu) => {
+            Ev::Begin(r, segment) => {
+                let class = segment.class();
+                let gpu = match segment {
+                    Segment::BestEffort => GpuPriority::Inherit,
+                    Segment::RealTime { gpu, .. } => gpu,
+                };
                 if !self.clients[r].registered {
                     return Err(Error::UnknownClient);
                 }
@@ -284,9 +305,6 @@ impl Ref {
                 };
                 if self.clients[r].seg.is_some() {
                     return Err(Error::SegmentAlreadyOpen);
-                }
-                if g.is_some() && cpu.is_none() {
-                    return Err(Error::GpuPriorityNeedsRealTime);
                 }
                 self.clients[r].cpu = cpu;
                 self.clients[r].seg = Some(g);
@@ -430,7 +448,7 @@ impl Node {
             }
         }
         let keeps = match ev {
-            Ev::Begin(r, c, g) => Some(self.imp.begin_keeps_decision(self.handle(r), c, g)),
+            Ev::Begin(r, sg) => Some(self.imp.begin_keeps_decision(self.handle(r), sg)),
             Ev::End(r) => Some(self.imp.end_keeps_decision(self.handle(r))),
             _ => None,
         };
@@ -443,7 +461,7 @@ impl Node {
             }),
             Ev::Unregister(r) => n.imp.unregister(self.handle(r)),
             Ev::Gone(r) => n.imp.client_gone(self.handle(r)),
-            Ev::Begin(r, c, g) => n.imp.seg_begin(self.handle(r), c, g),
+            Ev::Begin(r, sg) => n.imp.seg_begin(self.handle(r), sg),
             Ev::End(r) => n.imp.seg_end(self.handle(r)),
             Ev::Create(t, k) => n.imp.tsg_create(t, k),
             Ev::Destroy(t) => n.imp.tsg_destroy(t),

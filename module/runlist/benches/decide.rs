@@ -2,7 +2,7 @@
 //! 1024 TSGs of which 64 belong to active (gcaps) clients. Run with
 //! `cargo bench -p gcaps-runlist`. No external harness: plain `Instant` timing.
 
-use gcaps_policy::{ClientId, GpuPriority, Policy, SchedClass};
+use gcaps_policy::{ClientId, GpuPriority, Policy, SchedClass, Segment};
 use gcaps_runlist::{
     build_runlist, Aperture, ChannelDesc, ChannelEntry, DoubleBuffer, Timeslice, TsgSource,
     ENTRY_SIZE,
@@ -123,7 +123,13 @@ fn run(name: &str, iters: u32, with_rebuild: bool, background: Background) {
     if let Some(p) = prio {
         // Client 0 stays in a segment: the GPU is always exclusive.
         s.policy
-            .seg_begin(s.clients[0], SchedClass::RealTime(p), GpuPriority::Inherit)
+            .seg_begin(
+                s.clients[0],
+                Segment::RealTime {
+                    cpu: p,
+                    gpu: GpuPriority::Inherit,
+                },
+            )
             .unwrap();
     }
     rebuild(&mut s, true);
@@ -137,8 +143,10 @@ fn run(name: &str, iters: u32, with_rebuild: bool, background: Background) {
             .policy
             .seg_begin(
                 black_box(c),
-                SchedClass::RealTime(21 + (i % (CLIENTS - 1)) as u8),
-                GpuPriority::Inherit,
+                Segment::RealTime {
+                    cpu: 21 + (i % (CLIENTS - 1)) as u8,
+                    gpu: GpuPriority::Inherit,
+                },
             )
             .unwrap();
         if with_rebuild {

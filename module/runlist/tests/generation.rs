@@ -2,7 +2,7 @@
 //! driver that remembers the generation on the hardware resubmits after a failed submit even
 //! when later events report no change.
 
-use gcaps_policy::{Error, GpuPriority, Policy, SchedClass};
+use gcaps_policy::{Error, GpuPriority, Policy, SchedClass, Segment};
 use gcaps_runlist::DoubleBuffer;
 
 #[test]
@@ -12,9 +12,15 @@ fn a_failed_submit_stays_owed_until_a_build_succeeds() {
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
     assert!(
-        p.seg_begin(a, SchedClass::RealTime(10), GpuPriority::Inherit)
-            .unwrap()
-            .changed
+        p.seg_begin(
+            a,
+            Segment::RealTime {
+                cpu: 10,
+                gpu: GpuPriority::Inherit
+            }
+        )
+        .unwrap()
+        .changed
     );
     let mut db = DoubleBuffer::new();
     db.begin_build(p.generation()).unwrap();

@@ -177,8 +177,23 @@ static void test_segments_misuse(int fd)
 	/* Best-effort asking for a GPU priority. */
 	CHECK(seg_end(fd) == 0, "BE end");
 	before = status(fd);
-	CHECK(seg_begin(fd, 5, NULL) == EPERM, "BE with explicit GPU priority");
+	CHECK(seg_begin(fd, 5, &b) == EPERM, "BE with explicit GPU priority");
+	CHECK(b.refused == GCAPS_REFUSED_NEEDS_REALTIME && b.cpu_priority == 0,
+	      "BE explicit: refused %u, cpu_priority %d", b.refused, b.cpu_priority);
 	same_status(fd, &before, "BE with explicit GPU priority");
+	{
+		/* A VER0 caller gets no refusal fields: the bytes after its struct stay. */
+		struct gcaps_seg_begin v0 = { .size = GCAPS_SEG_BEGIN_SIZE_VER0, .gpu_priority = 5,
+					      .refused = 0, .cpu_priority = 0 };
+		unsigned char *tail = (unsigned char *)&v0 + GCAPS_SEG_BEGIN_SIZE_VER0;
+
+		memset(tail, 0xa5, sizeof(v0) - GCAPS_SEG_BEGIN_SIZE_VER0);
+		CHECK(ioctl(fd, GCAPS_IOC_SEG_BEGIN, &v0) < 0 && errno == EPERM, "VER0 BE explicit");
+		CHECK(tail[0] == 0xa5 && tail[7] == 0xa5, "a VER0 refusal wrote past its struct");
+	}
+	/* Granted begins leave the refusal fields zero. */
+	CHECK(seg_begin(fd, GCAPS_GPU_PRIO_INHERIT, &b) == 0 && b.refused == 0, "granted begin");
+	CHECK(seg_end(fd) == 0, "BE end");
 	CHECK(seg_begin(fd, 100, NULL) == EINVAL, "GPU priority 100");
 	CHECK(seg_begin(fd, -1, NULL) == EINVAL, "GPU priority -1");
 	same_status(fd, &before, "bad GPU priority");
@@ -285,8 +300,14 @@ static void test_rt_and_permissions(int fd)
 		failures = 0;
 		drop_cap_sys_nice();
 		cb = status(cfd);
-		if (seg_begin(cfd, 50, NULL) != EPERM) {
+		struct gcaps_seg_begin rb;
+
+		if (seg_begin(cfd, 50, &rb) != EPERM) {
 			printf("FAIL: escalation without CAP_SYS_NICE not refused\n");
+			bad = 1;
+		} else if (rb.refused != GCAPS_REFUSED_ABOVE_OWN || rb.cpu_priority != 10) {
+			printf("FAIL: escalation: refused %u, cpu_priority %d (want %u, 10)\n",
+			       rb.refused, rb.cpu_priority, GCAPS_REFUSED_ABOVE_OWN);
 			bad = 1;
 		}
 		same_status(cfd, &cb, "escalation without CAP_SYS_NICE");
@@ -314,7 +335,10 @@ static int other_process_checks(int fd)
 	bad |= !(ioctl(fd, GCAPS_IOC_STATUS, &s) < 0 && errno == EPERM);
 	bad |= !(ioctl(fd, GCAPS_IOC_VERSION, &v) < 0 && errno == EPERM);
 	bad |= !(ioctl(fd, GCAPS_IOC_LIST, &l) < 0 && errno == EPERM);
-	bad |= seg_begin(fd, 0, NULL) != EPERM;
+	struct gcaps_seg_begin b;
+
+	bad |= seg_begin(fd, 0, &b) != EPERM;
+	bad |= b.refused != GCAPS_REFUSED_NOT_OWNER;
 	bad |= seg_end(fd) != EPERM;
 	bad |= !(ioctl(fd, _IO(GCAPS_IOC_MAGIC, 0x7f), 0) < 0 && errno == EPERM);
 	return bad;

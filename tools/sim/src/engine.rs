@@ -32,7 +32,7 @@
 use crate::model::{SimModel, SimSegment, Time};
 use crate::scenario::{cut, scale, MiscSplit, PieceSplit, Scenario};
 use crate::trace::{CpuKind, CpuSpan, GpuKind, GpuSpan, Mark, Marker, TaskSpan, TaskState, Trace};
-use gcaps_policy::{ClientId, GpuPriority, Policy, SchedClass, TsgSet};
+use gcaps_policy::{ClientId, GpuPriority, Policy, SchedClass, Segment, TsgSet};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
@@ -170,7 +170,6 @@ struct TaskRt {
     rt: bool,
     period: Time,
     deadline: Time,
-    gpu_prio: GpuPriority,
     steps: Vec<Step>,
     pc: usize,
     phase: Phase,
@@ -182,7 +181,7 @@ struct TaskRt {
     explicit: Option<(Vec<Time>, usize)>,
     rng: ChaCha8Rng,
     /// The policy client and the CPU class it begins its segments with.
-    client: Option<(ClientId, SchedClass)>,
+    client: Option<(ClientId, Segment)>,
     /// Eligible set decided by this task's update, applied when the update ends.
     pending_runlist: Option<Box<TsgSet<16>>>,
     // trace bookkeeping
@@ -267,7 +266,17 @@ impl<'m> Sim<'m> {
                     let (id, _) = p
                         .register(key, class)
                         .map_err(|e| format!("policy rejected task {i}: {e:?}"))?;
-                    client = Some((id, class));
+                    let gpu = match task.gpu_priority {
+                        Some(g) => GpuPriority::Explicit(g as u8),
+                        None => GpuPriority::Inherit,
+                    };
+                    client = Some((
+                        id,
+                        Segment::RealTime {
+                            cpu: prio as u8,
+                            gpu,
+                        },
+                    ));
                 }
             }
             let explicit = sc.releases[i].as_ref().map(|r| {
@@ -285,10 +294,6 @@ impl<'m> Sim<'m> {
                 rt: task.priority.is_some(),
                 period: task.period,
                 deadline: task.deadline,
-                gpu_prio: match task.gpu_priority {
-                    Some(g) => GpuPriority::Explicit(g as u8),
-                    None => GpuPriority::Inherit,
-                },
                 steps: Vec::new(),
                 pc: 0,
                 phase: Phase::Idle,
@@ -557,9 +562,9 @@ impl<'m> Sim<'m> {
     fn acquire(&mut self, i: usize) {
         self.lock_holder = Some(i);
         let step = self.t[i].steps[self.t[i].pc];
-        if let (Some(p), Some((id, class))) = (self.policy.as_mut(), self.t[i].client) {
+        if let (Some(p), Some((id, segment))) = (self.policy.as_mut(), self.t[i].client) {
             let out = match step {
-                Step::Begin => p.seg_begin(id, class, self.t[i].gpu_prio),
+                Step::Begin => p.seg_begin(id, segment),
                 _ => p.seg_end(id),
             };
             // The engine only issues begin/end in order for registered clients, so the

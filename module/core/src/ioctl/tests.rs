@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-use super::super::policy::{GpuPriority, SchedClass};
+use super::super::policy::{GpuPriority, SchedClass, Segment};
 use super::super::uapi::{self, IoctlArg};
 use super::*;
 
@@ -125,7 +125,7 @@ fn seg_begin_permissions() {
     let never = |_| -> bool { panic!("may_raise asked when it does not matter") };
     // Inherit: anyone.
     let r = begin_request(&begin(0), OTHER, never).unwrap();
-    assert_eq!((r.gpu, r.requested), (GpuPriority::Inherit, 0));
+    assert_eq!((r.segment, r.requested), (Segment::BestEffort, 0));
     assert_eq!(
         begin_request(&begin(0), fifo(5), never)
             .unwrap()
@@ -133,14 +133,21 @@ fn seg_begin_permissions() {
             .cpu_prio,
         5
     );
+    assert_eq!(
+        begin_request(&begin(0), fifo(5), never).unwrap().segment,
+        rt(5, GpuPriority::Inherit)
+    );
     // Explicit: real-time callers only.
-    assert_eq!(begin_request(&begin(5), OTHER, never), Err(Errno::EPERM));
+    assert_eq!(
+        begin_request(&begin(5), OTHER, never),
+        Err(Refusal::NeedsRealTime)
+    );
     // At or below the own priority: no capability needed.
     let r = begin_request(&begin(10), fifo(10), never).unwrap();
-    assert_eq!(r.gpu, GpuPriority::Explicit(10));
+    assert_eq!(r.segment, rt(10, GpuPriority::Explicit(10)));
     assert_eq!(
-        begin_request(&begin(3), fifo(10), never).unwrap().gpu,
-        GpuPriority::Explicit(3)
+        begin_request(&begin(3), fifo(10), never).unwrap().segment,
+        rt(10, GpuPriority::Explicit(3))
     );
     // Above: what sched_setscheduler needs, for exactly that priority.
     let mut asked = 0;
@@ -149,13 +156,38 @@ fn seg_begin_permissions() {
             asked = p;
             false
         }),
-        Err(Errno::EPERM)
+        Err(Refusal::AboveOwn)
     );
     assert_eq!(asked, 50);
     assert_eq!(
-        begin_request(&begin(50), fifo(10), |_| true).unwrap().gpu,
-        GpuPriority::Explicit(50)
+        begin_request(&begin(50), fifo(10), |_| true)
+            .unwrap()
+            .segment,
+        rt(10, GpuPriority::Explicit(50))
     );
+}
+
+fn rt(cpu: u8, gpu: GpuPriority) -> Segment {
+    Segment::RealTime { cpu, gpu }
+}
+
+#[test]
+fn refusals_are_reported_with_the_judged_priority() {
+    let mut a = begin(60);
+    Refusal::AboveOwn.report(&mut a, fifo(10));
+    assert_eq!((a.refused, a.cpu_priority), (uapi::REFUSED_ABOVE_OWN, 10));
+    let mut a = begin(60);
+    Refusal::NeedsRealTime.report(&mut a, OTHER);
+    assert_eq!(
+        (a.refused, a.cpu_priority),
+        (uapi::REFUSED_NEEDS_REALTIME, 0)
+    );
+    let mut a = begin(0);
+    Refusal::NotOwner.report(&mut a, fifo(7));
+    assert_eq!((a.refused, a.cpu_priority), (uapi::REFUSED_NOT_OWNER, 7));
+    // The codes are the UAPI's, distinct and non-zero (0: not refused).
+    let codes = [Refusal::NotOwner, Refusal::NeedsRealTime, Refusal::AboveOwn].map(Refusal::code);
+    assert_eq!(codes, [1, 2, 3]);
 }
 
 #[test]

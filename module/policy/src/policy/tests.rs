@@ -25,6 +25,19 @@ fn cls<const W: usize, const C: usize>(p: &Policy<W, C>, id: ClientId) -> SchedC
     p.client_info(id).map(|i| i.class).unwrap_or(BE)
 }
 
+/// The segment of a caller of class `class` asking for `gpu`: the permission rule is not
+/// the policy's (a best-effort caller with an explicit GPU priority has no `Segment`), so
+/// these tests never ask for one.
+fn seg(class: SchedClass, gpu: GpuPriority) -> Segment {
+    match (class, gpu) {
+        (SchedClass::BestEffort, GpuPriority::Inherit) => Segment::BestEffort,
+        (SchedClass::BestEffort, GpuPriority::Explicit(_)) => {
+            panic!("a best-effort caller has no explicit GPU priority")
+        }
+        (SchedClass::RealTime(cpu), gpu) => Segment::RealTime { cpu, gpu },
+    }
+}
+
 fn set(ids: &[u32]) -> TsgSet<2> {
     let mut s = TsgSet::EMPTY;
     for &i in ids {
@@ -52,7 +65,7 @@ fn new_is_empty_and_reset_restores_it() {
     assert_eq!(p.generation(), 0);
     let a = reg(&mut p, 1, RT(10));
     p.tsg_create(3, 1).unwrap();
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     p.reset();
     assert_eq!(p, P::new());
     assert_eq!(P::default(), P::new());
@@ -69,7 +82,7 @@ fn no_rt_segment_means_every_tsg_is_eligible() {
     p.tsg_create(100, 98).unwrap();
     assert_eq!(elig(&p), [0, 1, 2, 100]);
     // A best-effort segment changes nothing.
-    let out = p.seg_begin(b, cls(&p, b), INH).unwrap();
+    let out = p.seg_begin(b, seg(cls(&p, b), INH)).unwrap();
     assert!(!out.changed);
     assert_eq!(p.client_status(b), Ok(ClientStatus::Running));
     assert_eq!(p.client_status(a), Ok(ClientStatus::Idle));
@@ -87,8 +100,8 @@ fn rt_segment_gets_the_gpu_exclusively_plus_always_eligible() {
     p.tsg_create(2, 99).unwrap();
     p.tsg_create(70, 77).unwrap(); // compositor
     p.set_always_eligible(70, true).unwrap();
-    p.seg_begin(b, cls(&p, b), INH).unwrap();
-    let out = p.seg_begin(a, cls(&p, a), INH).unwrap();
+    p.seg_begin(b, seg(cls(&p, b), INH)).unwrap();
+    let out = p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     assert!(out.changed);
     assert_eq!(elig(&p), [0, 65, 70]);
     assert_eq!(p.running_rt(), Some(a));
@@ -107,9 +120,9 @@ fn higher_priority_preempts_and_lower_resumes() {
     let hi = reg(&mut p, 2, RT(90));
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(lo, cls(&p, lo), INH).unwrap();
+    p.seg_begin(lo, seg(cls(&p, lo), INH)).unwrap();
     assert_eq!(elig(&p), [1]);
-    assert!(p.seg_begin(hi, cls(&p, hi), INH).unwrap().changed);
+    assert!(p.seg_begin(hi, seg(cls(&p, hi), INH)).unwrap().changed);
     assert_eq!(elig(&p), [2]);
     assert_eq!(p.client_status(lo), Ok(ClientStatus::Pending));
     assert!(p.seg_end(hi).unwrap().changed);
@@ -124,8 +137,8 @@ fn lower_priority_request_is_pending_without_change() {
     let hi = reg(&mut p, 2, RT(90));
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(hi, cls(&p, hi), INH).unwrap();
-    let out = p.seg_begin(lo, cls(&p, lo), INH).unwrap();
+    p.seg_begin(hi, seg(cls(&p, hi), INH)).unwrap();
+    let out = p.seg_begin(lo, seg(cls(&p, lo), INH)).unwrap();
     assert!(!out.changed);
     assert_eq!(p.client_status(lo), Ok(ClientStatus::Pending));
     assert_eq!(elig(&p), [2]);
@@ -141,14 +154,14 @@ fn equal_priorities_are_first_come_first_served_without_interleaving() {
         p.tsg_create(t, k).unwrap();
     }
     // c registered last but begins first.
-    p.seg_begin(c, cls(&p, c), INH).unwrap();
-    assert!(!p.seg_begin(a, cls(&p, a), INH).unwrap().changed);
-    assert!(!p.seg_begin(b, cls(&p, b), INH).unwrap().changed);
+    p.seg_begin(c, seg(cls(&p, c), INH)).unwrap();
+    assert!(!p.seg_begin(a, seg(cls(&p, a), INH)).unwrap().changed);
+    assert!(!p.seg_begin(b, seg(cls(&p, b), INH)).unwrap().changed);
     assert_eq!(elig(&p), [3]);
     p.seg_end(c).unwrap();
     assert_eq!(elig(&p), [1]);
     // c comes back: it queues behind b.
-    p.seg_begin(c, cls(&p, c), INH).unwrap();
+    p.seg_begin(c, seg(cls(&p, c), INH)).unwrap();
     p.seg_end(a).unwrap();
     assert_eq!(elig(&p), [2]);
     p.seg_end(b).unwrap();
@@ -162,15 +175,15 @@ fn gpu_priority_overrides_cpu_priority() {
     let b = reg(&mut p, 2, RT(10));
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(a, cls(&p, a), GpuPriority::Explicit(20))
+    p.seg_begin(a, seg(cls(&p, a), GpuPriority::Explicit(20)))
         .unwrap();
     assert_eq!(elig(&p), [1]);
     // b inherits 10 < 20: pending.
-    p.seg_begin(b, cls(&p, b), INH).unwrap();
+    p.seg_begin(b, seg(cls(&p, b), INH)).unwrap();
     assert_eq!(elig(&p), [1]);
     p.seg_end(b).unwrap();
     // b asks for 30 > 20: preempts a although its CPU priority is lower.
-    p.seg_begin(b, cls(&p, b), GpuPriority::Explicit(30))
+    p.seg_begin(b, seg(cls(&p, b), GpuPriority::Explicit(30)))
         .unwrap();
     assert_eq!(elig(&p), [2]);
     let info = p.client_info(b).unwrap();
@@ -183,23 +196,14 @@ fn gpu_priority_overrides_cpu_priority() {
 }
 
 #[test]
-fn best_effort_client_cannot_claim_a_gpu_priority() {
-    let mut p = P::new();
-    let b = reg(&mut p, 2, BE);
-    rejects(&mut p, Error::GpuPriorityNeedsRealTime, |p| {
-        p.seg_begin(b, cls(p, b), GpuPriority::Explicit(50))
-    });
-}
-
-#[test]
 fn best_effort_segment_is_pending_while_rt_runs_and_resumes_after() {
     let mut p = P::new();
     let a = reg(&mut p, 1, RT(5));
     let b = reg(&mut p, 2, BE);
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
-    assert!(!p.seg_begin(b, cls(&p, b), INH).unwrap().changed);
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
+    assert!(!p.seg_begin(b, seg(cls(&p, b), INH)).unwrap().changed);
     assert_eq!(p.client_status(b), Ok(ClientStatus::Pending));
     assert!(p.seg_end(a).unwrap().changed);
     assert_eq!(p.client_status(b), Ok(ClientStatus::Running));
@@ -215,8 +219,8 @@ fn defect1_two_best_effort_in_segments_one_ends() {
     let y = reg(&mut p, 2, BE);
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(x, cls(&p, x), INH).unwrap();
-    p.seg_begin(y, cls(&p, y), INH).unwrap();
+    p.seg_begin(x, seg(cls(&p, x), INH)).unwrap();
+    p.seg_begin(y, seg(cls(&p, y), INH)).unwrap();
     let out = p.seg_end(x).unwrap();
     assert!(!out.changed);
     assert!(p.is_eligible(2), "y's TSG must stay on the runlist");
@@ -225,8 +229,8 @@ fn defect1_two_best_effort_in_segments_one_ends() {
     // Same with a real-time segment in between that preempts both.
     let r = reg(&mut p, 3, RT(1));
     p.tsg_create(3, 3).unwrap();
-    p.seg_begin(x, cls(&p, x), INH).unwrap();
-    p.seg_begin(r, cls(&p, r), INH).unwrap();
+    p.seg_begin(x, seg(cls(&p, x), INH)).unwrap();
+    p.seg_begin(r, seg(cls(&p, r), INH)).unwrap();
     assert_eq!(elig(&p), [3]);
     p.seg_end(r).unwrap();
     p.seg_end(x).unwrap();
@@ -246,9 +250,9 @@ fn defect2_preempted_client_ends_while_third_pending() {
     for k in 1..=3 {
         p.tsg_create(k, u64::from(k)).unwrap();
     }
-    p.seg_begin(lo, cls(&p, lo), INH).unwrap();
-    p.seg_begin(hi, cls(&p, hi), INH).unwrap(); // preempts lo
-    p.seg_begin(mid, cls(&p, mid), INH).unwrap(); // pending
+    p.seg_begin(lo, seg(cls(&p, lo), INH)).unwrap();
+    p.seg_begin(hi, seg(cls(&p, hi), INH)).unwrap(); // preempts lo
+    p.seg_begin(mid, seg(cls(&p, mid), INH)).unwrap(); // pending
     assert_eq!(elig(&p), [2]);
     let out = p.seg_end(lo).unwrap(); // the preempted one ends
     assert!(!out.changed, "nothing on the runlist changes");
@@ -258,8 +262,8 @@ fn defect2_preempted_client_ends_while_third_pending() {
     p.seg_end(hi).unwrap();
     assert_eq!(elig(&p), [3]);
     // Same with the preempted client dying instead of ending.
-    p.seg_begin(lo, cls(&p, lo), INH).unwrap();
-    p.seg_begin(hi, cls(&p, hi), INH).unwrap();
+    p.seg_begin(lo, seg(cls(&p, lo), INH)).unwrap();
+    p.seg_begin(hi, seg(cls(&p, hi), INH)).unwrap();
     p.client_gone(mid).unwrap();
     assert_eq!(elig(&p), [2]);
     assert_eq!(p.client_status(lo), Ok(ClientStatus::Pending));
@@ -278,7 +282,7 @@ fn defect3_driver_tsg_events_never_skip_a_needed_change() {
     // No RT segment: any new TSG is eligible, so it is a change.
     assert!(p.tsg_create(3, 3).unwrap().changed);
     assert!(p.tsg_changed(3).unwrap().changed);
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     assert_eq!(elig(&p), [1]);
     // The winner creates another TSG mid-segment: change.
     assert!(p.tsg_create(80, 1).unwrap().changed);
@@ -316,7 +320,7 @@ fn tsgs_created_before_registration_belong_to_the_client() {
     p.tsg_create(7, 42).unwrap();
     p.tsg_create(9, 43).unwrap();
     let a = reg(&mut p, 42, RT(3));
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     assert_eq!(elig(&p), [7]);
     assert_eq!(p.tsg_owner(7), Some(42));
     assert_eq!(p.tsg_owner(8), None);
@@ -329,8 +333,8 @@ fn client_gone_ends_its_segment_and_the_next_wins() {
     let b = reg(&mut p, 2, RT(10));
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
-    p.seg_begin(b, cls(&p, b), INH).unwrap();
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
+    p.seg_begin(b, seg(cls(&p, b), INH)).unwrap();
     assert!(p.client_gone(a).unwrap().changed);
     assert_eq!(elig(&p), [2]);
     assert_eq!(p.client_status(a), Err(Error::UnknownClient));
@@ -347,7 +351,7 @@ fn client_gone_ends_its_segment_and_the_next_wins() {
 fn unregister_rules() {
     let mut p = P::new();
     let a = reg(&mut p, 1, RT(90));
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     rejects(&mut p, Error::SegmentOpen, |p| p.unregister(a));
     p.seg_end(a).unwrap();
     assert!(!p.unregister(a).unwrap().changed);
@@ -366,13 +370,13 @@ fn stale_and_forged_handles_are_rejected() {
     let b = reg(&mut p, 2, RT(90)); // reuses a's slot
     assert_eq!(a.slot(), b.slot());
     rejects(&mut p, Error::UnknownClient, |p| {
-        p.seg_begin(a, cls(p, a), INH)
+        p.seg_begin(a, seg(cls(p, a), INH))
     });
     rejects(&mut p, Error::UnknownClient, |p| p.seg_end(a));
     for raw in [u64::MAX, 8, 1000, (1u64 << 32) | 1] {
         let f = ClientId::from_raw(raw);
         rejects(&mut p, Error::UnknownClient, |p| {
-            p.seg_begin(f, cls(p, f), INH)
+            p.seg_begin(f, seg(cls(p, f), INH))
         });
     }
     assert_eq!(ClientId::from_raw(b.to_raw()), b);
@@ -386,22 +390,22 @@ fn errors_leave_the_state_unchanged() {
     let a = reg(&mut p, 1, RT(50));
     let b = reg(&mut p, 2, BE);
     p.tsg_create(1, 1).unwrap();
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     // Priorities.
     for bad in [0u8, 100, 255] {
         let before = p.clone();
         assert_eq!(p.register(9, RT(bad)), Err(Error::PriorityOutOfRange));
         assert_eq!(p, before);
         rejects(&mut p, Error::PriorityOutOfRange, |p| {
-            p.seg_begin(b, RT(bad), INH)
+            p.seg_begin(b, seg(RT(bad), INH))
         });
         rejects(&mut p, Error::PriorityOutOfRange, |p| {
-            p.seg_begin(b, cls(p, b), GpuPriority::Explicit(bad))
+            p.seg_begin(b, seg(RT(10), GpuPriority::Explicit(bad)))
         });
     }
     // Segments.
     rejects(&mut p, Error::SegmentAlreadyOpen, |p| {
-        p.seg_begin(a, cls(p, a), INH)
+        p.seg_begin(a, seg(cls(p, a), INH))
     });
     rejects(&mut p, Error::NoOpenSegment, |p| p.seg_end(b));
     // Duplicate key.
@@ -448,11 +452,11 @@ fn clients_sharing_a_key_all_own_its_tsgs() {
     let c = reg(&mut p, 8, RT(15));
     p.tsg_create(2, 7).unwrap();
     p.tsg_create(3, 8).unwrap();
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     assert_eq!(elig(&p), [1, 2]);
-    p.seg_begin(c, cls(&p, c), INH).unwrap();
+    p.seg_begin(c, seg(cls(&p, c), INH)).unwrap();
     assert_eq!(elig(&p), [3]);
-    p.seg_begin(b, cls(&p, b), INH).unwrap();
+    p.seg_begin(b, seg(cls(&p, b), INH)).unwrap();
     assert_eq!(elig(&p), [1, 2]);
     assert_eq!(p.client_status(a), Ok(ClientStatus::Pending));
     // Destroying a TSG removes it from every client of the key.
@@ -471,12 +475,12 @@ fn class_is_taken_with_the_begin_event() {
     let b = reg(&mut p, 2, RT(20));
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(2, 2).unwrap();
-    p.seg_begin(b, cls(&p, b), INH).unwrap();
+    p.seg_begin(b, seg(cls(&p, b), INH)).unwrap();
     assert_eq!(elig(&p), [2]);
     // a registered best-effort but is real-time (30) when it begins: one event, one
     // change, straight to a's TSGs (no intermediate decision with the old class).
     let g = p.generation();
-    let out = p.seg_begin(a, RT(30), INH).unwrap();
+    let out = p.seg_begin(a, seg(RT(30), INH)).unwrap();
     assert!(out.changed);
     assert_eq!(out.generation, g + 1);
     assert_eq!(elig(&p), [1]);
@@ -484,21 +488,18 @@ fn class_is_taken_with_the_begin_event() {
     p.seg_end(a).unwrap();
     // Next segment as best-effort: it changes nothing and b runs again.
     assert_eq!(elig(&p), [2]);
-    assert!(!p.seg_begin(a, BE, INH).unwrap().changed);
+    assert!(!p.seg_begin(a, seg(BE, INH)).unwrap().changed);
     assert_eq!(p.client_status(a), Ok(ClientStatus::Pending));
     assert_eq!(p.client_info(a).unwrap().class, BE);
     // The class is validated with the segment; a rejected begin keeps the old class.
     p.seg_end(a).unwrap();
-    rejects(&mut p, Error::GpuPriorityNeedsRealTime, |p| {
-        p.seg_begin(a, BE, GpuPriority::Explicit(5))
-    });
     rejects(&mut p, Error::PriorityOutOfRange, |p| {
-        p.seg_begin(a, RT(0), INH)
+        p.seg_begin(a, seg(RT(0), INH))
     });
     assert_eq!(p.client_info(a).unwrap().class, BE);
     // A client that became real-time may ask for an explicit GPU priority.
     assert!(
-        p.seg_begin(a, RT(1), GpuPriority::Explicit(80))
+        p.seg_begin(a, seg(RT(1), GpuPriority::Explicit(80)))
             .unwrap()
             .changed
     );
@@ -516,7 +517,11 @@ fn decision_snapshot() {
     assert!(d.eligible.is_empty());
     assert_eq!(d.generation, 0);
     assert_eq!(d.generation, p.decision_generation());
-    assert!(p.seg_begin(a, cls(&p, a), INH).unwrap().decision_changed);
+    assert!(
+        p.seg_begin(a, seg(cls(&p, a), INH))
+            .unwrap()
+            .decision_changed
+    );
     let d = p.decision();
     assert!(!d.all);
     assert_eq!(d.eligible, set(&[1]));
@@ -548,7 +553,7 @@ fn keys_are_64_bit() {
     p.client_gone(a).unwrap();
     let b = reg(&mut p, new, RT(10));
     p.tsg_create(2, new).unwrap();
-    p.seg_begin(b, cls(&p, b), INH).unwrap();
+    p.seg_begin(b, seg(cls(&p, b), INH)).unwrap();
     assert_eq!(elig(&p), [2]);
     assert_eq!(p.tsg_owner(1), Some(old));
     assert_eq!(p.client_by_key(7), None);
@@ -560,7 +565,7 @@ fn always_eligible_marks() {
     let a = reg(&mut p, 1, RT(10));
     p.tsg_create(1, 1).unwrap();
     p.tsg_create(5, 77).unwrap();
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     assert_eq!(elig(&p), [1]);
     assert!(p.set_always_eligible(5, true).unwrap().changed);
     assert!(p.is_always_eligible(5));
@@ -585,7 +590,7 @@ fn generation_counts_reported_changes() {
     assert_eq!(p.generation(), 0);
     let o = p.tsg_create(1, 1).unwrap();
     assert_eq!((o.changed, o.generation), (true, 1));
-    let o = p.seg_begin(a, cls(&p, a), INH).unwrap();
+    let o = p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     assert_eq!((o.changed, o.generation), (false, 1));
     let o = p.tsg_changed(1).unwrap();
     assert_eq!((o.changed, o.generation), (true, 2));
@@ -605,7 +610,7 @@ fn many_tsgs_beyond_64_work_in_the_default_capacity() {
     }
     assert_eq!(p.tsg_create(1024, 1), Err(Error::TsgOutOfRange));
     assert_eq!(p.eligible().len(), 1024);
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     let e: Vec<u32> = p.eligible().iter().collect();
     assert_eq!(e, (0..1024).filter(|t| t % 100 == 63).collect::<Vec<_>>());
     assert!(p.is_eligible(1023 - 1023 % 100 + 63 - 100));
@@ -623,9 +628,9 @@ fn arrival_numbers_survive_counter_exhaustion() {
         p.tsg_create(k, u64::from(k)).unwrap();
     }
     p.set_next_seq(u64::MAX - 2);
-    p.seg_begin(b, cls(&p, b), INH).unwrap(); // seq MAX-2
-    p.seg_begin(c, cls(&p, c), INH).unwrap(); // seq MAX-1
-    p.seg_begin(a, cls(&p, a), INH).unwrap(); // counter exhausted: renumber, then a is last
+    p.seg_begin(b, seg(cls(&p, b), INH)).unwrap(); // seq MAX-2
+    p.seg_begin(c, seg(cls(&p, c), INH)).unwrap(); // seq MAX-1
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap(); // counter exhausted: renumber, then a is last
     assert_eq!(elig(&p), [2]);
     p.seg_end(b).unwrap();
     assert_eq!(elig(&p), [3]);
@@ -639,14 +644,14 @@ fn canonical_form_ignores_path_dependent_counters() {
     let mut q = P::new();
     let a = reg(&mut p, 1, RT(5));
     p.tsg_create(1, 1).unwrap();
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     p.seg_end(a).unwrap();
     p.client_gone(a).unwrap();
     let a = reg(&mut p, 1, RT(5));
-    p.seg_begin(a, cls(&p, a), INH).unwrap();
+    p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     let a2 = reg(&mut q, 1, RT(5));
     q.tsg_create(1, 1).unwrap();
-    q.seg_begin(a2, cls(&q, a2), INH).unwrap();
+    q.seg_begin(a2, seg(cls(&q, a2), INH)).unwrap();
     assert_ne!(p, q);
     assert_eq!(p.canonical(), q.canonical());
 }
@@ -656,7 +661,7 @@ fn clients_iterator_and_sets() {
     let mut p = P::new();
     let a = reg(&mut p, 1, RT(5));
     let b = reg(&mut p, 2, BE);
-    p.seg_begin(b, cls(&p, b), INH).unwrap();
+    p.seg_begin(b, seg(cls(&p, b), INH)).unwrap();
     let v: Vec<_> = p.clients().collect();
     assert_eq!(v, [(a, ClientStatus::Idle), (b, ClientStatus::Running)]);
     let mut s = set(&[0, 63, 64, 127]);
@@ -682,19 +687,19 @@ fn all_flip_is_a_decision_change() {
     // a driver must learn that TSGs it creates now are not eligible.
     let mut p = P::new();
     let a = reg(&mut p, 1, RT(10));
-    let out = p.seg_begin(a, cls(&p, a), INH).unwrap();
+    let out = p.seg_begin(a, seg(cls(&p, a), INH)).unwrap();
     assert!(!out.changed && out.decision_changed);
     assert_eq!(p.decision_generation(), 1);
     let out = p.seg_end(a).unwrap();
     assert!(!out.changed && out.decision_changed);
     assert_eq!(p.decision().generation, 2);
     // A best-effort segment changes nothing.
-    let out = p.seg_begin(a, BE, INH).unwrap();
+    let out = p.seg_begin(a, seg(BE, INH)).unwrap();
     assert!(!out.decision_changed);
     // A content change of an eligible TSG is a runlist change, not a decision change.
     p.seg_end(a).unwrap();
     p.tsg_create(3, 1).unwrap();
-    p.seg_begin(a, RT(10), INH).unwrap();
+    p.seg_begin(a, seg(RT(10), INH)).unwrap();
     let out = p.tsg_changed(3).unwrap();
     assert!(out.changed && !out.decision_changed);
 }
