@@ -126,8 +126,9 @@ if [ "$VM_ARCH" = arm64 ] && [ ! -x "$BUSYBOX_ARM64" ]; then
   log "fetching busybox-static:arm64=$BUSYBOX_ARM64_VERSION"
   tmp=$KCACHE/tools/.busybox.$$
   papt_fetch "busybox-static:arm64=$BUSYBOX_ARM64_VERSION" "$tmp"
-  readelf -h "$tmp/bin/busybox" | grep -q 'Machine: *AArch64' && ! readelf -l "$tmp/bin/busybox" | grep -q INTERP \
-    || die "busybox-static:arm64 is not a static arm64 binary ($tmp/bin/busybox)"
+  if ! readelf -h "$tmp/bin/busybox" | grep -q 'Machine: *AArch64' || readelf -l "$tmp/bin/busybox" | grep -q INTERP; then
+    die "busybox-static:arm64 is not a static arm64 binary ($tmp/bin/busybox)"
+  fi
   mkdir -p "${BUSYBOX_ARM64%/*}"
   mv "$tmp/bin/busybox" "$BUSYBOX_ARM64"; rm -rf "$tmp"
 fi
