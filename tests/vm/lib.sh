@@ -29,6 +29,7 @@ DEBIAN_MIRROR=http://deb.debian.org/debian
 DEBIAN_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # arm64 userspace of the VM: bookworm's busybox-static for arm64, fetched the same way.
 BUSYBOX_ARM64_VERSION=1:1.35.0-4+deb12u1+b1
+BUSYBOX_ARM64_SUITE=bookworm
 BUSYBOX_ARM64=$KCACHE/tools/busybox-arm64-${BUSYBOX_ARM64_VERSION#*:}/busybox
 
 # Target architecture of the VM: x86_64 (every variant) or arm64 (debug510 only), cross-built

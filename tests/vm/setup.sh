@@ -95,7 +95,7 @@ papt_fetch() {
     mkdir -p "$a/lists/partial" "$a/cache/archives/partial"
     printf '%s\n' \
       "deb [arch=amd64 signed-by=$DEBIAN_KEYRING] $DEBIAN_MIRROR $KSRC510_SUITE main" \
-      "deb [arch=arm64 signed-by=$DEBIAN_KEYRING] $DEBIAN_MIRROR bookworm main" >"$a/sources.list"
+      "deb [arch=arm64 signed-by=$DEBIAN_KEYRING] $DEBIAN_MIRROR $BUSYBOX_ARM64_SUITE main" >"$a/sources.list"
     log "apt-get update (private lists: $a/lists)"
     papt update -qq >"$a/update.log" 2>&1 || { cat "$a/update.log" >&2; die "apt-get update with $a/sources.list failed"; }
     papt_updated=1
