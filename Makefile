@@ -6,14 +6,14 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: help analyze test kernel kernel-debug kernel-rt vm-test vm-selftest fuzz-fresh bench install uninstall modules dkms-source dkms-install
+.PHONY: help analyze test kernel kernel-debug kernel-rt kernel-510 kernel-510-arm64 vm-test vm-selftest fuzz-fresh bench install uninstall modules dkms-source dkms-install
 
 # `make modules`: the kernel tree to build gcaps.ko against, and its arch (docs/jetson.md).
 KDIR ?= /lib/modules/$(shell uname -r)/build
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 
 help: ## List the targets
-	@awk -F':.*## ' '/^[a-zA-Z0-9_-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@awk -F':.*## ' '/^[a-zA-Z0-9_-]+:.*## / { printf "  %-17s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 analyze: ## Main job: analyse the embedded case-study taskset (gcaps analyze)
 	cargo run --release --locked -q -p gcaps -- analyze
@@ -30,7 +30,13 @@ kernel-debug: ## Build the debug test kernel (clang; PREEMPT, lockdep, KASAN, de
 kernel-rt: ## Build the PREEMPT_RT test kernel (gcc; lockdep, detectors) for VM_KERNEL=rt
 	tests/vm/build-kernel.sh rt
 
-vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/tests/* (VM_KERNEL=fast|debug|rt)
+kernel-510: ## Build the Linux 5.10 debug kernel (x86_64, gcc, no Rust; lockdep, KASAN) for VM_KERNEL=debug510
+	VM_ARCH=x86_64 tests/vm/build-kernel.sh debug510
+
+kernel-510-arm64: ## Build the Linux 5.10 debug kernel for arm64 (cross gcc) for VM_ARCH=arm64 VM_KERNEL=debug510
+	VM_ARCH=arm64 tests/vm/build-kernel.sh debug510
+
+vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/tests/* (VM_KERNEL=fast|debug|rt|debug510, VM_ARCH)
 	tests/vm/run.sh
 
 vm-selftest: ## Prove the VM harness catches bad tests, forged results and every kernel detector's report

@@ -25,9 +25,8 @@ for variant in "$@"; do
   mkdir -p "$t/dkms" "$t/lib"
   # The kernel's own toolchain: Debian's rustc 1.85 and bindgen for host A, LLVM for a
   # clang-built kernel (what a distribution's headers package would say).
-  # shellcheck disable=SC2207
-  tcvars=($(toolchain_makevars "$(variant_toolchain "$variant")"))
-  export GCAPS_MAKE_ARGS="${KMAKEVARS[*]} ${tcvars[*]}"
+  mapfile -t kvars < <(variant_makevars "$variant")
+  export GCAPS_MAKE_ARGS="${kvars[*]}"
   # DKMS adds CC=clang LD=ld.lld for a clang-built kernel: unversioned names, as Debian's
   # clang and lld packages install them; here they point at the -14 tools the kernel used.
   mkdir -p "$t/bin"

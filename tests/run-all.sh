@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command (`make test`; `.ci/run` calls it): every check, in order,
-# with a time per step. Installs what it needs itself (Debian packages, bindgen-cli).
+# with a time per step: formatting, lints, cargo tests, the install test, the rustc 1.85 and
+# device checks, the VM suite on the 6.12 debug kernel (host A) and on the 5.10 debug kernels
+# for x86_64 and arm64 (host B), DKMS builds against 6.12 and 5.10, the harness self-test.
+# Installs what it needs itself (Debian packages, bindgen-cli, rustup targets).
 # Ends with one line summing the test counts of cargo test and the VM tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +30,9 @@ step install-test tests/install-test.sh
 step policy-rustc-1.85 module/policy/check-rustc-1.85.sh
 step device-check module/gcaps/check.sh
 step vm-test tests/vm/run.sh
-step dkms-test tests/dkms-test.sh debug
+step vm-test-510 env VM_KERNEL=debug510 tests/vm/run.sh
+step vm-test-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 tests/vm/run.sh
+step dkms-test tests/dkms-test.sh debug debug510
 step vm-selftest tests/vm/selftest.sh
 
 echo "==> time per step:"
@@ -37,7 +42,9 @@ passed=0 failed=0
 while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
   sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/cargo-test.log"
   sed -nE 's/^install-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/install-test.log"
-  sed -nE 's/^vm-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-test.log"
+  for l in vm-test vm-test-510 vm-test-510-arm64; do
+    sed -nE 's/^vm-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/$l.log"
+  done
   sed -nE 's/^vm-selftest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-selftest.log"
   sed -nE 's/^dkms-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/dkms-test.log"
 )

@@ -145,7 +145,13 @@ static DEFINE_RT_MUTEX(gcaps_update_lock);
 
 int gcaps_glue_lock_killable(void)
 {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 15, 0)
 	return rt_mutex_lock_killable(&gcaps_update_lock);
+#else
+	/* 5.10 has no rt_mutex_lock_killable(): wait uninterruptibly (never fails). */
+	rt_mutex_lock(&gcaps_update_lock);
+	return 0;
+#endif
 }
 
 void gcaps_glue_lock(void)
@@ -164,7 +170,12 @@ void gcaps_glue_unlock(void)
  */
 bool gcaps_glue_trylock_free(void)
 {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 15, 0)
 	return !rt_mutex_base_is_locked(&gcaps_update_lock.rtmutex) &&
+#else
+	/* 5.10: no rt_mutex_base; rt_mutex_is_locked() tests the same owner word */
+	return !rt_mutex_is_locked(&gcaps_update_lock) &&
+#endif
 	       rt_mutex_trylock(&gcaps_update_lock);
 }
 

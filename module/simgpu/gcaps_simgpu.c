@@ -44,6 +44,7 @@
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>		/* kvmalloc_array, kvcalloc, kvfree: mm.h on 5.10, slab.h later */
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>

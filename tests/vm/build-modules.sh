@@ -1,22 +1,25 @@
 #!/bin/bash
-# Usage: build-modules.sh fast|debug|rt <out dir>
+# Usage: build-modules.sh fast|debug|rt|debug510 <out dir>   (debug510: also VM_ARCH=arm64)
 # Builds the out-of-tree modules of the root Kbuild against the variant's test kernel and copies
 # every resulting .ko into <out dir>. The build runs in a scratch copy of the repo's module
-# sources (target/vm/modbuild-<variant>/), so the work tree stays clean and the fast and debug
-# builds never share objects. Relative paths (e.g. #[path = "../../module/policy/src/lib.rs"])
+# sources (target/vm/modbuild-<variant>[-arm64]/), so the work tree stays clean and the fast and
+# debug builds never share objects. On kernels without CONFIG_RUST (5.10) the Rust modules are
+# left out by their Kbuild files (ifdef CONFIG_RUST). Relative paths (e.g. #[path = "../../module/policy/src/lib.rs"])
 # keep working because the copy mirrors the repo layout.
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-variant=${1:?usage: build-modules.sh fast|debug|rt <out dir>}
-out=${2:?usage: build-modules.sh fast|debug|rt <out dir>}
+variant=${1:?usage: build-modules.sh fast|debug|rt|debug510 <out dir>}
+out=${2:?usage: build-modules.sh fast|debug|rt|debug510 <out dir>}
+variant_series "$variant" >/dev/null   # unknown variant or wrong VM_ARCH: stop here
+name=$(kernel_build_name "$variant")
 kb=$(kernel_build_dir "$variant")
-[ -f "$kb/.vmtest-built" ] || die "kernel $variant not built (tests/vm/build-kernel.sh $variant)"
-# shellcheck disable=SC2207
-tcvars=($(toolchain_makevars "$(variant_toolchain "$variant")"))
+[ -f "$kb/.vmtest-built" ] || die "kernel $name not built (VM_ARCH=$VM_ARCH tests/vm/build-kernel.sh $variant)"
+# toolchain, Rust tools (6.12), ARCH/CROSS_COMPILE (arm64)
+mapfile -t kvars < <(variant_makevars "$variant")
 
-stage=$VMWORK/modbuild-$variant
+stage=$VMWORK/modbuild-$name
 mkdir -p "$VMWORK"
 exec 9>"$stage.lock"   # concurrent runs (e.g. vm-test and vm-selftest) share the scratch dir
 flock 9
@@ -38,16 +41,16 @@ hostvars=()
 [ -z "${GCAPS_HOST:-}" ] || hostvars+=("GCAPS_HOST=$GCAPS_HOST")
 export CARGO_TARGET_DIR=$VMWORK/cargo-device
 t0=$(now)
-if ! make -C "$kb" M="$stage" "${KMAKEVARS[@]}" "${tcvars[@]}" "${hostvars[@]}" -j"$(nproc)" modules \
+if ! make -C "$kb" M="$stage" "${kvars[@]}" "${hostvars[@]}" -j"$(nproc)" modules \
      >"$stage/build.log" 2>&1; then
   cat "$stage/build.log" >&2
-  die "module build against the $variant kernel failed"
+  die "module build against the $name kernel failed"
 fi
 # Our modules build warning-free (rustc, clang/gcc and objtool): a warning fails the build.
 if grep -E 'warning:|error:|warning\(' "$stage/build.log" >&2; then
-  die "warnings in the module build against the $variant kernel"
+  die "warnings in the module build against the $name kernel"
 fi
-record_time "module-build-$variant" "$(elapsed "$t0")"
+record_time "module-build-$name" "$(elapsed "$t0")"
 
 rm -rf "$out"; mkdir -p "$out"
 n=0
@@ -55,4 +58,4 @@ while IFS= read -r -d '' ko; do
   cp "$ko" "$out/"; n=$((n + 1))
 done < <(find "$stage" -name '*.ko' -print0)
 [ "$n" -gt 0 ] || die "no .ko produced (check the root Kbuild)"
-log "modules ($variant): $(cd "$out" && echo *.ko)"
+log "modules ($name): $(cd "$out" && echo *.ko)"

@@ -1,8 +1,8 @@
 #!/bin/sh
 # /init of the test initramfs (busybox). Runs every /tests/* with a per-test timeout and reports
 # on a results channel the tests cannot write: the second serial port (/dev/ttyS1, QEMU's second
-# -serial), opened here as fd 3 before any test runs; its device node is then removed and fd 3 is
-# closed for every test. tests/vm/report.sh reads it (one marker per line, nothing else on it):
+# -serial; on arm64 a virtio console, /dev/hvc0, named by vmtest.results=hvc0), opened here as
+# fd 3 before any test runs; its device node is then removed and fd 3 is closed for every test. tests/vm/report.sh reads it (one marker per line, nothing else on it):
 #   VMTEST-BOOT ...                    init started
 #   VMTEST-BEGIN <name> timeout=<s>s   a test starts
 #   VMTEST-RESULT <name> PASS|FAIL ... its result (only after its own BEGIN counts)
@@ -15,7 +15,8 @@
 # After each test every process it left behind is killed (and the test fails), and so is every
 # module it left loaded (the test fails too).
 # Kernel command line: vmtest.timeout=<default per-test seconds>, vmtest.probe=1 (accel probe),
-# vmtest.kmemleak=0 (skip the kmemleak scans, ~15 s under TCG).
+# vmtest.kmemleak=0 (skip the kmemleak scans, ~15 s under TCG), vmtest.results=<tty> (the
+# results channel's device, default ttyS1).
 /bin/busybox mount -t proc proc /proc
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -43,12 +44,13 @@ uptime_s() { read -r up _ </proc/uptime; }   # sets $up
 if [ "$(arg vmtest.probe 0)" = 1 ]; then echo "VMTEST-PROBE-OK"; poweroff -f; fi
 
 # The results channel.
-if ! exec 3>/dev/ttyS1; then
-  echo "VMTEST-ERROR: no results channel (/dev/ttyS1)"
+resdev=/dev/$(arg vmtest.results ttyS1)
+if ! exec 3>"$resdev"; then
+  echo "VMTEST-ERROR: no results channel ($resdev)"
   poweroff -f
 fi
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-rm -f /dev/ttyS1
+stty -F "$resdev" raw -echo 2>/dev/null
+rm -f "$resdev"
 res() { echo "$*" >&3; }
 
 # Detectors: report a hung task within 1 s of its timeout; debugfs for kmemleak, whose own

@@ -18,31 +18,76 @@ BINDGEN_VERSION=0.69.5                   # >= 0.65.1 needed; Debian's 0.60 is to
 KSRC=$KCACHE/src/linux-$KSRC_VERSION
 BINDGEN=$KCACHE/tools/bindgen-$BINDGEN_VERSION/bin/bindgen
 
+# Linux 5.10 (the JetPack 5 line, variant debug510; no Rust, built with GCC): Debian bullseye's
+# linux-source-5.10, fetched by setup.sh with a private apt configuration under $KCACHE/apt/
+# (the system's apt sources and state are not touched) and unpacked into $KCACHE/src/.
+KSRC510_PKG=linux-source-5.10
+KSRC510_VERSION=5.10.223-1               # bullseye (main)
+KSRC510_SUITE=bullseye
+KSRC510=$KCACHE/src/linux-$KSRC510_VERSION
+DEBIAN_MIRROR=http://deb.debian.org/debian
+DEBIAN_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+# arm64 userspace of the VM: bookworm's busybox-static for arm64, fetched the same way.
+BUSYBOX_ARM64_VERSION=1:1.35.0-4+deb12u1+b1
+BUSYBOX_ARM64_SUITE=bookworm
+BUSYBOX_ARM64=$KCACHE/tools/busybox-arm64-${BUSYBOX_ARM64_VERSION#*:}/busybox
+
+# Target architecture of the VM: x86_64 (every variant) or arm64 (debug510 only), cross-built
+# with gcc-aarch64-linux-gnu and booted in qemu-system-aarch64 -M virt.
+VM_ARCH=${VM_ARCH:-x86_64}
+
 # Debian's rustc-web 1.85 (/usr/bin) must build the kernel and modules: rustup's rustc (first in
 # PATH) has no rust-src and rejects the kernel's flags.
 KMAKEVARS=(RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc "BINDGEN=$BINDGEN")
 
 # Kernel variants: config fragments (tests/vm/kernel/*.config, merged in order on top of
 # tinyconfig) and toolchain. RUST + KASAN needs clang, so the debug kernel is built with LLVM=-14.
+# fast, debug, rt: Linux 6.12 + Rust, x86_64. debug510: Linux 5.10, GCC, no Rust, x86_64 or arm64
+# (VM_ARCH): PREEMPT, lockdep, KASAN, detectors (the *510*.config fragments: 5.10's options).
+VARIANTS="fast|debug|rt|debug510"
 variant_fragments() {
   case "$1" in
     fast)  echo "base.config fast.config" ;;
     debug) echo "base.config lockdep.config kasan.config preempt.config detectors.config debug.config" ;;
     rt)    echo "base.config lockdep.config preempt-rt.config detectors.config rt.config" ;;
-    *) die "unknown kernel variant '$1' (fast|debug|rt)" ;;
+    debug510) echo "base510.config base510-$VM_ARCH.config lockdep.config kasan510.config preempt510.config detectors510.config debug510.config" ;;
+    *) die "unknown kernel variant '$1' ($VARIANTS)" ;;
   esac
 }
 variant_toolchain() {
   case "$1" in
-    fast|rt) echo gcc ;;
+    fast|rt|debug510) echo gcc ;;
     debug) echo llvm ;;
-    *) die "unknown kernel variant '$1' (fast|debug|rt)" ;;
+    *) die "unknown kernel variant '$1' ($VARIANTS)" ;;
   esac
 }
+# Kernel series of a variant (6.12: Rust; 5.10: no Rust); checks VM_ARCH against the variant.
+variant_series() {
+  case "$1" in
+    fast|debug|rt) [ "$VM_ARCH" = x86_64 ] || die "variant $1 is x86_64 only (VM_ARCH=$VM_ARCH; arm64: VM_KERNEL=debug510)"
+                   echo 6.12 ;;
+    debug510) case "$VM_ARCH" in x86_64|arm64) ;; *) die "VM_ARCH must be x86_64 or arm64 (got '$VM_ARCH')" ;; esac
+              echo 5.10 ;;
+    *) die "unknown kernel variant '$1' ($VARIANTS)" ;;
+  esac
+}
+variant_rust() { [ "$(variant_series "$1")" = 6.12 ]; }
+variant_ksrc() { if [ "$(variant_series "$1")" = 5.10 ]; then echo "$KSRC510"; else echo "$KSRC"; fi; }
 # make arguments for a toolchain (gcc|llvm)
 toolchain_makevars() {
   if [ "$1" = llvm ]; then echo "LLVM=-14"; fi
 }
+# make arguments of a variant for the kernel and its modules: toolchain, Rust tools (6.12),
+# cross compiler (arm64)
+variant_makevars() {
+  toolchain_makevars "$(variant_toolchain "$1")"
+  if variant_rust "$1"; then printf '%s\n' "${KMAKEVARS[@]}"; fi
+  if [ "$VM_ARCH" = arm64 ]; then printf '%s\n' ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-; fi
+}
+# C compiler for the VM's userspace (static programs) and the kernel's image file
+vm_cc() { if [ "$VM_ARCH" = arm64 ]; then echo aarch64-linux-gnu-gcc; else echo gcc; fi; }
+kernel_image_target() { if [ "$VM_ARCH" = arm64 ]; then echo Image; else echo bzImage; fi; }
+kernel_image() { echo "$1/arch/$([ "$VM_ARCH" = arm64 ] && echo arm64 || echo x86)/boot/$(kernel_image_target)"; }
 
 log() { printf '[vm] %s\n' "$*" >&2; }
 die() { printf '[vm] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -63,19 +108,28 @@ KBUILD_RECIPE_REV=1
 
 # Cache key of a kernel variant: source package version, rustc, bindgen, C toolchain, recipe
 # revision and the content of the variant's config fragments. Needs setup.sh to have run.
+# (5.10 variants: source, target architecture and compiler; no Rust tools. The 6.12 variants'
+# key text is unchanged, so their existing build dirs stay valid.)
 kernel_key() {
   local variant=$1 tc f
   tc=$(variant_toolchain "$variant")
   {
     echo "recipe $KBUILD_RECIPE_REV"
-    echo "source $KSRC_PKG $KSRC_VERSION"
-    /usr/bin/rustc --version
-    "$BINDGEN" --version
+    if variant_rust "$variant"; then
+      echo "source $KSRC_PKG $KSRC_VERSION"
+      /usr/bin/rustc --version
+      "$BINDGEN" --version
+    else
+      echo "source $KSRC510_PKG $KSRC510_VERSION"
+      echo "arch $VM_ARCH"
+    fi
     echo "toolchain $tc"
-    if [ "$tc" = llvm ]; then clang-14 --version | head -n1; else gcc --version | head -n1; fi
+    if [ "$tc" = llvm ]; then clang-14 --version | head -n1; else "$(vm_cc)" --version | head -n1; fi
     for f in $(variant_fragments "$variant"); do
       echo "fragment $f"; cat "$VM_DIR/kernel/$f"
     done
   } | sha256sum | cut -c1-12
 }
-kernel_build_dir() { echo "$KCACHE/build-$1-$(kernel_key "$1")"; }
+# Build dir name of a variant: <variant> on x86_64, <variant>-arm64 on arm64.
+kernel_build_name() { if [ "$VM_ARCH" = x86_64 ]; then echo "$1"; else echo "$1-$VM_ARCH"; fi; }
+kernel_build_dir() { echo "$KCACHE/build-$(kernel_build_name "$1")-$(kernel_key "$1")"; }

@@ -2,7 +2,9 @@
 # Build everything needed and run the VM tests; prints the report, exits non-zero on any failure.
 #
 # Environment:
-#   VM_KERNEL=debug|fast|rt kernel variant (default debug: lockdep + KASAN; rt: PREEMPT_RT)
+#   VM_KERNEL=debug|fast|rt|debug510 kernel variant (default debug: lockdep + KASAN; rt:
+#                           PREEMPT_RT; debug510: Linux 5.10, GCC, no Rust)
+#   VM_ARCH=x86_64|arm64    target architecture (arm64: debug510 only, TCG, qemu -M virt)
 #   VM_ACCEL=auto|tcg|kvm   auto: KVM only if a short probe boot works, else TCG (default auto)
 #   VM_TESTS="paths..."     tests to run (default: tests/vm/tests/*); *.c are built statically
 #   VM_TEST_TIMEOUT=120     default per-test timeout (s); a test can set "vmtest-timeout=<s>"
@@ -20,12 +22,15 @@ accel=${VM_ACCEL:-auto}
 deftmo=${VM_TEST_TIMEOUT:-120}
 run_name=${VM_RUN_NAME:-vm-test}
 case "$accel" in auto|tcg|kvm) ;; *) die "VM_ACCEL must be auto, tcg or kvm (got '$accel')" ;; esac
+variant_series "$variant" >/dev/null   # unknown variant or wrong VM_ARCH: stop here
+if [ "$VM_ARCH" = arm64 ] && [ "$accel" = kvm ]; then die "VM_ACCEL=kvm: no KVM for an arm64 guest on this host (use tcg)"; fi
+name=$(kernel_build_name "$variant")
 
 "$VM_DIR/build-kernel.sh" "$variant"
 kb=$(kernel_build_dir "$variant")
-bzimage=$kb/arch/x86/boot/bzImage
+kimage=$(kernel_image "$kb")
 
-work=$VMWORK/runs/$run_name-$variant
+work=$VMWORK/runs/$run_name-$name
 rm -rf "$work"
 mkdir -p "$work/bin" "$work/tests"
 
@@ -35,41 +40,71 @@ else
   "$VM_DIR/build-modules.sh" "$variant" "$work/modules"
 fi
 
-# Static userspace: helper programs (progs/*.c -> /bin/<name>) and the tests themselves.
-cc_static() { gcc -static -O2 -Wall -Wextra -Werror -o "$1" "$2"; }
+# Static userspace: helper programs (progs/*.c -> /bin/<name>) and the tests themselves
+# (arm64: cross-compiled with aarch64-linux-gnu-gcc).
+vmcc=$(vm_cc)
+cc_static() { "$vmcc" -static -O2 -Wall -Wextra -Werror -o "$1" "$2"; }
 t0=$(now)
 for c in "$VM_DIR"/progs/*.c; do
   [ -e "$c" ] || continue
   b=${c##*/}; cc_static "$work/bin/${b%.c}" "$c"
 done
 if [ -n "${VM_TESTS:-}" ]; then read -r -a tests <<<"$VM_TESTS"; else tests=("$VM_DIR"/tests/*); fi
-: >"$work/tests.list"; : >"$work/timeouts"
+# Tests this kernel cannot run are skipped, and listed as SKIP in the report (never as passed):
+#  - "vmtest-arch=<arch>[,<arch>...]" in the source: runs only on those VM_ARCHs (tests 50-53
+#    need the host-built Rust userspace, x86_64 only for now);
+#  - on kernels without Rust (debug510) a test that loads a Rust-only test fixture
+#    (/modules/vmfixture.ko in its source, or in the shell library it sources:
+#    vmtest-needs=gpu-lib|common-lib). Any other module missing is a build bug: the run fails.
+: >"$work/tests.list"; : >"$work/timeouts"; : >"$work/skipped"
 for t in "${tests[@]}"; do
   [ -f "$t" ] || die "no such test: $t"
-  b=${t##*/}; name=${b%.*}
+  b=${t##*/}; tname=${b%.*}
   [[ "$b" =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || die "test file name '$b' must be letters, digits, '.', '_', '-'"
+  { grep -qxF "$tname" "$work/tests.list" || cut -f1 "$work/skipped" | grep -qxF "$tname"; } \
+    && die "duplicate test name $tname"
+  arches=$(grep -a -o 'vmtest-arch=[a-z0-9_,]*' "$t" | head -n 1 | cut -d= -f2 || true)
+  if [ -n "$arches" ] && [[ ",$arches," != *",$VM_ARCH,"* ]]; then
+    printf '%s\tvmtest-arch=%s, VM_ARCH=%s\n' "$tname" "$arches" "$VM_ARCH" >>"$work/skipped"; continue
+  fi
+  if ! variant_rust "$variant"; then
+    srcs=("$t")
+    grep -aq 'vmtest-needs=gpu-lib' "$t" && srcs+=("$VM_DIR/lib/gpu.sh" "$VM_DIR/lib/common.sh")
+    grep -aq 'vmtest-needs=common-lib' "$t" && srcs+=("$VM_DIR/lib/common.sh")
+    missing=$({ grep -aho '/modules/[A-Za-z0-9_-]*\.ko' "${srcs[@]}" || true; } | sort -u | while read -r m; do
+                [ -e "$work/modules/${m#/modules/}" ] || printf ' %s' "${m#/modules/}"; done)
+    case "$missing" in
+      "") ;;
+      " vmfixture.ko")
+        printf '%s\tneeds%s, not built for the %s kernel (no Rust)\n' "$tname" "$missing" "$name" >>"$work/skipped"; continue ;;
+      *) die "test $tname needs$missing, which was not built for the $name kernel" ;;
+    esac
+  fi
   case "$b" in
     *.c) cc_static "$work/tests/$b" "$t"; chmod +x "$work/tests/$b" ;;
     *) [ -x "$t" ] || die "test $t is not executable"; cp "$t" "$work/tests/$b" ;;
   esac
-  grep -qxF "$name" "$work/tests.list" && die "duplicate test name $name"
-  echo "$name" >>"$work/tests.list"
+  echo "$tname" >>"$work/tests.list"
   # Per-test timeout: a line of the test's source containing "vmtest-timeout=<seconds>".
   tmo=$(grep -a -o 'vmtest-timeout=[0-9][0-9]*' "$t" | head -n 1 | cut -d= -f2 || true)
   echo "$b ${tmo:-$deftmo}" >>"$work/timeouts"
 done
+if [ -s "$work/skipped" ]; then
+  log "skipped on $name: $(cut -f1 "$work/skipped" | tr '\n' ' ')"
+fi
 [ -s "$work/tests.list" ] || die "no tests to run"
 sort -o "$work/tests.list" "$work/tests.list"   # init runs /tests/* in glob (sorted) order
 record_time userspace-build "$(elapsed "$t0")"
 
 # Initramfs: the kernel's gen_init_cpio needs no root and no mknod.
+busybox=/bin/busybox; [ "$VM_ARCH" = arm64 ] && busybox=$BUSYBOX_ARM64
 gen=$KCACHE/tools/gen_init_cpio
 [ -x "$gen" ] || { mkdir -p "${gen%/*}"; gcc -O2 -o "$gen" "$KSRC/usr/gen_init_cpio.c"; }
 {
   for d in /dev /proc /sys /tmp /bin /modules /tests; do echo "dir $d 0755 0 0"; done
   echo "nod /dev/console 0600 0 0 c 5 1"
   echo "nod /dev/null 0666 0 0 c 1 3"
-  echo "file /bin/busybox /bin/busybox 0755 0 0"
+  echo "file /bin/busybox $busybox 0755 0 0"
   echo "slink /bin/sh busybox 0777 0 0"
   echo "file /init $VM_DIR/init.sh 0755 0 0"
   echo "file /vmtest-timeouts $work/timeouts 0644 0 0"
@@ -91,9 +126,18 @@ if [ -z "${VM_TIMEOUT:-}" ]; then
 fi
 
 # Two serial ports: ttyS0 = console (kernel log, test output), ttyS1 = results channel (written
-# only by init.sh; see there).
+# only by init.sh; see there). arm64 (-M virt has one PL011): console ttyAMA0, results channel a
+# virtio console (hvc0; init.sh finds it on the command line: vmtest.results=hvc0).
 qemu() { # qemu <accel> <timeout> <console log> <results log> <extra kernel args>
   local acc_args
+  if [ "$VM_ARCH" = arm64 ]; then
+    timeout -k 10 "$2" qemu-system-aarch64 -M virt -accel tcg -cpu cortex-a57 -smp 2 -m 1G \
+      -nodefaults -display none -no-reboot -serial "file:$3" \
+      -device virtio-serial-device -chardev "file,id=results,path=$4" -device virtconsole,chardev=results \
+      -kernel "$kimage" -initrd "$work/initramfs.cpio.gz" \
+      -append "console=ttyAMA0 panic=-1 oops=panic vmtest.results=hvc0 $5" </dev/null >>"$work/qemu.log" 2>&1
+    return
+  fi
   # la57=off: with 5-level paging, a timer interrupt that lands while identify_boot_cpu() has
   # cleared the CPU feature bits (LA57 included) makes KASAN take every direct-map address for
   # a wild access ("BUG: KASAN: wild-memory-access in do_raw_spin_lock" at ~0.01 s, seen in 2
@@ -101,13 +145,13 @@ qemu() { # qemu <accel> <timeout> <console log> <results log> <extra kernel args
   if [ "$1" = kvm ]; then acc_args=(-accel kvm -cpu host); else acc_args=(-accel tcg -cpu max,la57=off); fi
   timeout -k 10 "$2" qemu-system-x86_64 "${acc_args[@]}" -smp 2 -m 1G \
     -nodefaults -display none -no-reboot -serial "file:$3" -serial "file:$4" \
-    -kernel "$bzimage" -initrd "$work/initramfs.cpio.gz" \
+    -kernel "$kimage" -initrd "$work/initramfs.cpio.gz" \
     -append "console=ttyS0 panic=-1 oops=panic $5" </dev/null >>"$work/qemu.log" 2>&1
 }
 
 if [ "$accel" = auto ]; then
   accel=tcg
-  if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+  if [ "$VM_ARCH" = x86_64 ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
     log "probing KVM (${VM_KVM_PROBE_TIMEOUT:-20} s max)"
     # (in a subshell: QEMU aborts on a broken KVM and bash would report that on stderr)
     if (qemu kvm "${VM_KVM_PROBE_TIMEOUT:-20}" "$work/kvm-probe.log" /dev/null vmtest.probe=1) 2>/dev/null \
@@ -125,7 +169,7 @@ qrc=0
 qemu "$accel" "$VM_TIMEOUT" "$work/console.log" "$work/results.log" \
   "vmtest.timeout=$deftmo vmtest.kmemleak=${VM_KMEMLEAK:-1}" || qrc=$?
 vm_time=$(elapsed "$t0")
-record_time "vm-run-$variant-$accel" "$vm_time"
+record_time "vm-run-$name-$accel" "$vm_time"
 case "$qrc" in
   0) qstatus=ok ;;
   124|137) qstatus="timeout after ${VM_TIMEOUT}s" ;;
@@ -133,4 +177,5 @@ case "$qrc" in
 esac
 
 "$VM_DIR/report.sh" "$work/results.log" "$work/console.log" "$work/tests.list" \
-  "accelerator: $accel, kernel: $variant ($(cat "$kb/include/config/kernel.release")), vm: ${vm_time}s, qemu: $qstatus"
+  "accelerator: $accel, kernel: $name ($(cat "$kb/include/config/kernel.release")), vm: ${vm_time}s, qemu: $qstatus" \
+  vm-test "$work/skipped"

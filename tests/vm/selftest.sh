@@ -22,6 +22,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 variant=${VM_KERNEL:-debug}
+# Its bad tests use the Rust fixture module vmfixture: kernels with Rust only (not debug510).
+variant_series "$variant" >/dev/null   # unknown variant or wrong VM_ARCH: stop here
+variant_rust "$variant" || die "the self-test needs the Rust fixture vmfixture: no VM_KERNEL=$variant (fast|debug|rt)"
 st=$VM_DIR/selftest
 cases=${SELFTEST_CASES:-clean tests detectors vmhang}
 passed=0; failed=0

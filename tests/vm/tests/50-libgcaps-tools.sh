@@ -3,6 +3,7 @@
 # one clear line and a non-zero exit when the module is not loaded, with bad priorities and
 # without permission; gcapsctl run gives the command the requested priorities.
 # vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=60
+# vmtest-arch=x86_64 (libgcaps, gcapsctl and their Rust tests are built for the host, not cross-built for arm64 yet)
 . /vmtest/common.sh   # set -eu, fail, expect_error, field, f
 
 test -e /usr/lib/libgcaps.so.0 || fail "libgcaps.so.0 not installed in /usr/lib"
