@@ -49,7 +49,14 @@ for variant in "$@"; do
     elif ! modinfo -F vermagic "$ko" | grep -q "^$kver "; then
       log "$variant: gcaps.ko vermagic '$(modinfo -F vermagic "$ko")' is not for $kver"; ok=0
     else
-      got="host A"; nm "$ko" | grep -q ' T gcaps_rust_load$' && got="host B"
+      # (DKMS may have compressed it, as the kernel config asks)
+      case "$ko" in
+        *.xz) xz -dc "$ko" >"$t/gcaps.ko" ;; *.zst) zstd -qdc "$ko" >"$t/gcaps.ko" ;;
+        *.gz) gzip -dc "$ko" >"$t/gcaps.ko" ;; *) cp "$ko" "$t/gcaps.ko" ;;
+      esac
+      # (nm into a variable: `nm | grep -q` fails under pipefail when grep exits first)
+      syms=$(nm "$t/gcaps.ko")
+      got="host A"; grep -q ' T gcaps_rust_load$' <<<"$syms" && got="host B"
       [ "$got" = "$want" ] || { log "$variant: gcaps.ko has $got, expected $want"; ok=0; }
     fi
   fi
