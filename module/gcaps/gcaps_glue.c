@@ -143,14 +143,23 @@ void gcaps_glue_list_unlock(void)
  */
 static DEFINE_RT_MUTEX(gcaps_update_lock);
 
+/*
+ * 0, or the error to return: -EINTR for a fatal signal (the caller is dying). Everything that
+ * waits here has changed nothing yet.
+ */
 int gcaps_glue_lock_killable(void)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 15, 0)
 	return rt_mutex_lock_killable(&gcaps_update_lock);
 #else
-	/* 5.10 has no rt_mutex_lock_killable(): wait uninterruptibly (never fails). */
-	rt_mutex_lock(&gcaps_update_lock);
-	return 0;
+	/*
+	 * 5.10 has no rt_mutex_lock_killable(). An uninterruptible wait would do, but a
+	 * best-effort caller may wait behind real-time updaters for long (by design: the lock
+	 * goes by priority), and the hung-task detector reports such a wait. So wait
+	 * interruptibly, and after any signal have the system call restarted once the handler
+	 * ran (-ERESTARTSYS: EINTR only for a handler without SA_RESTART).
+	 */
+	return rt_mutex_lock_interruptible(&gcaps_update_lock) ? -ERESTARTSYS : 0;
 #endif
 }
 

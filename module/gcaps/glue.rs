@@ -406,12 +406,12 @@ impl<T> GlueLock<T, Update> {
         Some(unsafe { self.guard(UpdateMode::Preemptible) })
     }
 
-    /// Takes the lock; a fatal signal while waiting gives `EINTR` (the caller is dying).
+    /// Takes the lock; a fatal signal while waiting gives `EINTR` (the caller is dying), and on
+    /// kernels before 5.15 any signal gives `ERESTARTSYS` (the call restarts after the
+    /// handler): the caller must not have changed anything yet.
     pub(crate) fn lock_killable(&self) -> Result<Guard<'_, T, Update>> {
         // SAFETY: No preconditions.
-        if unsafe { gcaps_glue_lock_killable() } != 0 {
-            return Err(Errno::EINTR);
-        }
+        check(unsafe { gcaps_glue_lock_killable() })?;
         // SAFETY: Just taken, preemptible.
         Ok(unsafe { self.guard(UpdateMode::Preemptible) })
     }

@@ -15,6 +15,10 @@ impl Errno {
     pub const ENOENT: Self = Self(2);
     /// Interrupted system call (a fatal signal while waiting for the update lock).
     pub const EINTR: Self = Self(4);
+    /// A signal while waiting for the update lock on a kernel without
+    /// `rt_mutex_lock_killable` (before 5.15): the kernel restarts the call after the handler,
+    /// or gives `EINTR` (never seen by userspace as 512).
+    pub const ERESTARTSYS: Self = Self(512);
     /// Argument list too long (a larger struct whose tail is not zero).
     pub const E2BIG: Self = Self(7);
     /// Out of memory (allocations at load).
@@ -44,7 +48,7 @@ impl Errno {
         match self {
             Self::EPERM => uapi::REJ_EPERM,
             Self::ENOENT => uapi::REJ_ENOENT,
-            Self::EINTR => uapi::REJ_EINTR,
+            Self::EINTR | Self::ERESTARTSYS => uapi::REJ_EINTR,
             Self::E2BIG => uapi::REJ_E2BIG,
             Self::EFAULT => uapi::REJ_EFAULT,
             Self::EINVAL => uapi::REJ_EINVAL,
@@ -66,6 +70,8 @@ mod tests {
     fn reject_classes() {
         assert_eq!(Errno::EPERM.reject_class(), uapi::REJ_EPERM);
         assert_eq!(Errno::EALREADY.reject_class(), uapi::REJ_EALREADY);
+        assert_eq!(Errno::EINTR.reject_class(), uapi::REJ_EINTR);
+        assert_eq!(Errno::ERESTARTSYS.reject_class(), uapi::REJ_EINTR);
         assert_eq!(Errno::ETIMEDOUT.reject_class(), uapi::REJ_OTHER);
         assert_eq!(Errno(-3).reject_class(), uapi::REJ_OTHER);
     }
