@@ -6,7 +6,7 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: help analyze test kernel kernel-debug kernel-rt kernel-510 kernel-510-arm64 vm-test vm-selftest fuzz-fresh bench install uninstall modules dkms-source dkms-install
+.PHONY: help analyze test nvgpu-test kernel kernel-debug kernel-rt kernel-510 kernel-510-arm64 vm-test vm-selftest fuzz-fresh bench install uninstall modules dkms-source dkms-install
 
 # `make modules`: the kernel tree to build gcaps.ko against, and its arch (docs/jetson.md).
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -20,6 +20,9 @@ analyze: ## Main job: analyse the embedded case-study taskset (gcaps analyze)
 
 test: ## All tests: fmt, clippy, cargo test, install test, rustc-1.85 policy + core check, kernel + VM tests
 	tests/run-all.sh
+
+nvgpu-test: ## Build NVIDIA's nvgpu host unit framework (R35.6, R36.4; NVGPU_SRC) and run its FIFO unit modules (stock baseline)
+	tests/nvgpu/run.sh
 
 kernel: ## Build the fast test kernel (Linux 6.12 + Rust, gcc) into ~/.cache/gcaps/kernel/
 	tests/vm/build-kernel.sh fast

@@ -55,17 +55,19 @@
 /*
  * mc_boot_0 (PMC, offset 0): architecture 0x15 (Volta), implementation 0xB,
  * major revision 1. nvgpu_posix_probe() asserts that nvgpu_detect_chip()
- * succeeds, and that maps this to NVGPU_GPUID_GV11B (0x15B); a zero here
- * is an unknown GPU and the probe BUGs, so no unit could run at all.
+ * succeeds, and that maps this to NVGPU_GPUID_GV11B (0x15B); with a zero
+ * here the probe BUGs and nvgpu_unit dies (SIGSEGV) before any test runs.
  */
 #define GCAPS_MC_BOOT_0_GV11B	((0x15U << 24) | (0xBU << 20) | (0x1U << 4))
 
 /*
- * Word 0x800 of the PMC space. Reading the register at 0x800 is not part of
- * any gv11b programming sequence, but one of NVIDIA's FIFO tests (TSG,
- * checking the bound channel's instance block) ends up reading BAR0 offset
- * 0x800 through an operator-precedence slip in its address computation and
- * expects a non-zero value there. Any non-zero word works.
+ * Word 0x800 of the PMC space. No gv11b programming sequence reads it, but
+ * NVIDIA's channel_gv11b unit (test_gv11b_channel_unbind, both lines) checks
+ * the channel's CCSR registers with the mask inside the address:
+ * nvgpu_readl(g, (ccsr_channel_r(chid)) & ccsr_channel_enable_clr_true_f())
+ * reads BAR0 offset 0x800 (0x800004 + 8 * chid masked with 0x800) and
+ * asserts it is non-zero. Any non-zero word works (its twin reads offset 0,
+ * mc_boot_0, already non-zero). Zeroing it fails exactly that test.
  */
 #define GCAPS_PMC_WORD_0x800	0x1U
 
@@ -80,7 +82,12 @@
  *   GR    engine 0, runlist 0 (graphics/compute)
  *   LCE0  engine 1, runlist 0 (the GR copy engine shares GR's runlist)
  *   LCE1  engine 2, runlist 1 (an async copy engine on the second runlist)
- * gv11b has 2 runlists (max_runlists), so both are populated.
+ * gv11b has 2 runlists (max_runlists), so both are populated. All three are
+ * needed: without LCE1 (no runlist 1) channel's test_channel_open (it opens
+ * channels on runlists 0 and 1) fails on both lines; without LCE0, R36's
+ * nvs setup_sw and R35's channel setup_bind fail and the runner stops.
+ * The interrupt/reset ids and fault ids are plausible values no FIFO test
+ * checks.
  */
 #define DI_CHAIN		(1U << 31)
 #define DI_ENTRY_DATA		1U
@@ -115,17 +122,16 @@ static const u32 top_device_info[] = {
 };
 
 /*
- * fifo_cfg0: number of PBDMAs (3 on gv11b) in bits 0..7 and the MMU fault id
- * of PBDMA 0 in bits 16..23. FIFO init and the PBDMA/MMU-fault paths size
- * their per-PBDMA state from it.
- */
-#define GCAPS_FIFO_CFG0		((32U << 16) | 3U)
-
-/*
  * fifo_pbdma_map(i): bitmask of the runlists PBDMA i serves. Engine init
  * (g->ops.runlist.get_pbdma_info / gk20a_fifo_find_pbdma_for_runlist) fails
  * for an engine whose runlist no PBDMA serves, so each runlist needs one:
- * PBDMA 0 serves runlist 0, PBDMAs 1 and 2 serve runlist 1.
+ * PBDMA 0 serves runlist 0, PBDMAs 1 and 2 serve runlist 1 (gv11b has 3
+ * PBDMAs). All zero, FIFO init fails and the first module stops the run.
+ *
+ * fifo_cfg0 (number of PBDMAs, PBDMA fault id) is left zero: nvgpu takes the
+ * PBDMA count from its litter values and reads fifo_cfg0 only to map an MMU
+ * fault id to a PBDMA, which no FIFO test reaches (zero and the real value
+ * give the same results on both lines).
  */
 static const u32 fifo_pbdma_map[] = { 0x1U, 0x2U, 0x2U };
 
@@ -192,8 +198,6 @@ static void fill_regs(void)
 			top_device_info_r(i), top_device_info[i]);
 	}
 
-	set_reg(fifo_regs, SPACE_FIFO_BASE, SPACE_FIFO_SIZE,
-		fifo_cfg0_r(), GCAPS_FIFO_CFG0);
 	for (i = 0U; i < ARRAY_SIZE(fifo_pbdma_map); i++) {
 		set_reg(fifo_regs, SPACE_FIFO_BASE, SPACE_FIFO_SIZE,
 			fifo_pbdma_map_r(i), fifo_pbdma_map[i]);

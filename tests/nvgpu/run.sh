@@ -43,7 +43,7 @@ if [[ -n "${NVGPU_SRC:-}" ]]; then
 	src=$NVGPU_SRC
 	[[ -d "$src" ]] || die "NVGPU_SRC=$src is not a directory"
 else
-	src="$root/../shared/vendor/nvgpu"
+	src="$(cd "$root/.." && pwd)/shared/vendor/nvgpu"
 	if [[ ! -d "$src" ]]; then
 		if [[ "${CI:-}" == "true" ]]; then
 			die "nvgpu sources not found at $src (set NVGPU_SRC); required when CI=true"
@@ -159,6 +159,10 @@ run_line() {
 		[[ -f "$us/build/units/lib$m.so" ]] || die "$line: build/units/lib$m.so was not built"
 		cp "$us/build/units/lib$m.so" "$load/"
 	done
+
+	# Coverage counters from an earlier build of a changed file make libgcov complain; each
+	# run starts from none.
+	find "$us/build" "$us/units" -name '*.gcda' -delete
 
 	local rc=0
 	(cd "$us" && LD_LIBRARY_PATH="build:build/units${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
