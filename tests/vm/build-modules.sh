@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: build-modules.sh fast|debug|rt|debug510 <out dir>   (debug510: also VM_ARCH=arm64)
+# Usage: build-modules.sh fast|debug|rt|debug510 <out dir>   (debug, debug510: also VM_ARCH=arm64)
 # Builds the out-of-tree modules of the root Kbuild against the variant's test kernel and copies
 # every resulting .ko into <out dir>. The build runs in a scratch copy of the repo's module
 # sources (target/vm/modbuild-<variant>[-arm64]/), so the work tree stays clean and the fast and
