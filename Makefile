@@ -6,14 +6,14 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: help analyze test nvgpu-test kernel kernel-debug kernel-rt kernel-510 kernel-510-arm64 vm-test vm-selftest fuzz-fresh bench install uninstall modules dkms-source dkms-install
+.PHONY: help analyze test nvgpu-test kernel kernel-debug kernel-rt kernel-510 kernel-510-arm64 kernel-arm64-rust vm-test vm-test-arm64-rust vm-selftest fuzz-fresh bench install uninstall modules dkms-source dkms-install
 
 # `make modules`: the kernel tree to build gcaps.ko against, and its arch (docs/jetson.md).
 KDIR ?= /lib/modules/$(shell uname -r)/build
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 
 help: ## List the targets
-	@awk -F':.*## ' '/^[a-zA-Z0-9_-]+:.*## / { printf "  %-17s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@awk -F':.*## ' '/^[a-zA-Z0-9_-]+:.*## / { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 analyze: ## Main job: analyse the embedded case-study taskset (gcaps analyze)
 	cargo run --release --locked -q -p gcaps -- analyze
@@ -39,8 +39,14 @@ kernel-510: ## Build the Linux 5.10 debug kernel (x86_64, gcc, no Rust; lockdep,
 kernel-510-arm64: ## Build the Linux 5.10 debug kernel for arm64 (cross gcc) for VM_ARCH=arm64 VM_KERNEL=debug510
 	VM_ARCH=arm64 tests/vm/build-kernel.sh debug510
 
+kernel-arm64-rust: ## Build the Linux 6.12 arm64 debug kernel with Rust (clang-14; lockdep, KASAN) for VM_ARCH=arm64 VM_KERNEL=debug
+	VM_ARCH=arm64 tests/vm/build-kernel.sh debug
+
 vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/tests/* (VM_KERNEL=fast|debug|rt|debug510, VM_ARCH)
 	tests/vm/run.sh
+
+vm-test-arm64-rust: ## gcaps.ko host A on arm64: the arm64 6.12 Rust kernel, test 41-gpu-priority (or VM_TESTS) under TCG; not in make test
+	VM_ARCH=arm64 VM_KERNEL=debug VM_TESTS="$${VM_TESTS:-tests/vm/tests/41-gpu-priority.sh}" tests/vm/run.sh
 
 vm-selftest: ## Prove the VM harness catches bad tests, forged results and every kernel detector's report
 	tests/vm/selftest.sh

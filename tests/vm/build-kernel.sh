@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: build-kernel.sh fast|debug|rt|debug510   (debug510: also VM_ARCH=arm64)
+# Usage: build-kernel.sh fast|debug|rt|debug510   (debug, debug510: also VM_ARCH=arm64)
 # Builds (or reuses) the test kernel for a variant in $KCACHE/build-<variant>-<key>/ (see
 # lib.sh). <key> hashes sources, toolchain and config fragments, so changing a fragment or a
 # pinned version rebuilds; an unchanged kernel costs nothing. Clones with different fragments

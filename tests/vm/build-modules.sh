@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: build-modules.sh fast|debug|rt|debug510 <out dir>   (debug510: also VM_ARCH=arm64)
+# Usage: build-modules.sh fast|debug|rt|debug510 <out dir>   (debug, debug510: also VM_ARCH=arm64)
 # Builds the out-of-tree modules of the root Kbuild against the variant's test kernel and copies
 # every resulting .ko into <out dir>. The build runs in a scratch copy of the repo's module
 # sources (target/vm/modbuild-<variant>[-arm64]/), so the work tree stays clean and the fast and
@@ -58,4 +58,13 @@ while IFS= read -r -d '' ko; do
   cp "$ko" "$out/"; n=$((n + 1))
 done < <(find "$stage" -name '*.ko' -print0)
 [ "$n" -gt 0 ] || die "no .ko produced (check the root Kbuild)"
+# gcaps.ko's host as built: only host B's freestanding object defines gcaps_rust_load.
+# (llvm-nm reads every architecture's objects.)
+if [ -f "$out/gcaps.ko" ]; then
+  if llvm-nm-14 "$out/gcaps.ko" | grep -qw gcaps_rust_load; then built=c; else built=rust; fi
+  want=${GCAPS_HOST:-$(if grep -qx 'CONFIG_RUST=y' "$kb/.config"; then echo rust; else echo c; fi)}
+  [ "$built" = "$want" ] || die "gcaps.ko was built with host $built, expected $want (GCAPS_HOST='${GCAPS_HOST:-}')"
+  label=A; [ "$built" = c ] && label=B
+  log "gcaps.ko ($name): host $label ($built)"
+fi
 log "modules ($name): $(cd "$out" && echo *.ko)"

@@ -32,8 +32,8 @@ BUSYBOX_ARM64_VERSION=1:1.35.0-4+deb12u1+b1
 BUSYBOX_ARM64_SUITE=bookworm
 BUSYBOX_ARM64=$KCACHE/tools/busybox-arm64-${BUSYBOX_ARM64_VERSION#*:}/busybox
 
-# Target architecture of the VM: x86_64 (every variant) or arm64 (debug510 only), cross-built
-# with gcc-aarch64-linux-gnu and booted in qemu-system-aarch64 -M virt.
+# Target architecture of the VM: x86_64 (every variant) or arm64 (debug: Linux 6.12 + Rust with
+# clang-14; debug510: cross gcc), booted in qemu-system-aarch64 -M virt.
 VM_ARCH=${VM_ARCH:-x86_64}
 
 # Debian's rustc-web 1.85 (/usr/bin) must build the kernel and modules: rustup's rustc (first in
@@ -42,13 +42,19 @@ KMAKEVARS=(RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdo
 
 # Kernel variants: config fragments (tests/vm/kernel/*.config, merged in order on top of
 # tinyconfig) and toolchain. RUST + KASAN needs clang, so the debug kernel is built with LLVM=-14.
-# fast, debug, rt: Linux 6.12 + Rust, x86_64. debug510: Linux 5.10, GCC, no Rust, x86_64 or arm64
-# (VM_ARCH): PREEMPT, lockdep, KASAN, detectors (the *510*.config fragments: 5.10's options).
+# fast, debug, rt: Linux 6.12 + Rust, x86_64; debug also arm64 (VM_ARCH=arm64: base-arm64.config
+# instead of base.config, the same debug fragments, clang-14; Rust on arm64 since 6.9).
+# debug510: Linux 5.10, GCC, no Rust, x86_64 or arm64 (VM_ARCH): PREEMPT, lockdep, KASAN,
+# detectors (the *510*.config fragments: 5.10's options).
 VARIANTS="fast|debug|rt|debug510"
 variant_fragments() {
   case "$1" in
     fast)  echo "base.config fast.config" ;;
-    debug) echo "base.config lockdep.config kasan.config preempt.config detectors.config debug.config" ;;
+    debug) if [ "$VM_ARCH" = arm64 ]; then
+             echo "base-arm64.config lockdep.config kasan.config preempt.config detectors.config debug.config"
+           else
+             echo "base.config lockdep.config kasan.config preempt.config detectors.config debug.config"
+           fi ;;
     rt)    echo "base.config lockdep.config preempt-rt.config detectors.config rt.config" ;;
     debug510) echo "base510.config base510-$VM_ARCH.config lockdep.config kasan510.config preempt510.config detectors510.config debug510.config" ;;
     *) die "unknown kernel variant '$1' ($VARIANTS)" ;;
@@ -64,10 +70,10 @@ variant_toolchain() {
 # Kernel series of a variant (6.12: Rust; 5.10: no Rust); checks VM_ARCH against the variant.
 variant_series() {
   case "$1" in
-    fast|debug|rt) [ "$VM_ARCH" = x86_64 ] || die "variant $1 is x86_64 only (VM_ARCH=$VM_ARCH; arm64: VM_KERNEL=debug510)"
-                   echo 6.12 ;;
-    debug510) case "$VM_ARCH" in x86_64|arm64) ;; *) die "VM_ARCH must be x86_64 or arm64 (got '$VM_ARCH')" ;; esac
-              echo 5.10 ;;
+    fast|rt) [ "$VM_ARCH" = x86_64 ] || die "variant $1 is x86_64 only (VM_ARCH=$VM_ARCH; arm64: VM_KERNEL=debug or debug510)"
+             echo 6.12 ;;
+    debug|debug510) case "$VM_ARCH" in x86_64|arm64) ;; *) die "VM_ARCH must be x86_64 or arm64 (got '$VM_ARCH')" ;; esac
+                    if [ "$1" = debug ]; then echo 6.12; else echo 5.10; fi ;;
     *) die "unknown kernel variant '$1' ($VARIANTS)" ;;
   esac
 }
@@ -78,7 +84,7 @@ toolchain_makevars() {
   if [ "$1" = llvm ]; then echo "LLVM=-14"; fi
 }
 # make arguments of a variant for the kernel and its modules: toolchain, Rust tools (6.12),
-# cross compiler (arm64)
+# cross compiler (arm64; with LLVM=-14 it only gives clang its --target=aarch64-linux-gnu)
 variant_makevars() {
   toolchain_makevars "$(variant_toolchain "$1")"
   if variant_rust "$1"; then printf '%s\n' "${KMAKEVARS[@]}"; fi
@@ -109,7 +115,8 @@ KBUILD_RECIPE_REV=1
 # Cache key of a kernel variant: source package version, rustc, bindgen, C toolchain, recipe
 # revision and the content of the variant's config fragments. Needs setup.sh to have run.
 # (5.10 variants: source, target architecture and compiler; no Rust tools. The 6.12 variants'
-# key text is unchanged, so their existing build dirs stay valid.)
+# key text is unchanged on x86_64, so their existing build dirs stay valid; on arm64 it adds the
+# architecture.)
 kernel_key() {
   local variant=$1 tc f
   tc=$(variant_toolchain "$variant")
@@ -119,6 +126,7 @@ kernel_key() {
       echo "source $KSRC_PKG $KSRC_VERSION"
       /usr/bin/rustc --version
       "$BINDGEN" --version
+      if [ "$VM_ARCH" != x86_64 ]; then echo "arch $VM_ARCH"; fi
     else
       echo "source $KSRC510_PKG $KSRC510_VERSION"
       echo "arch $VM_ARCH"
