@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make nvgpu-test: build NVIDIA's nvgpu host POSIX unit framework from the vendored nvgpu
-# tarballs (one per Jetson Linux line) and run NVIDIA's own FIFO unit modules on it.
-# This is the stock baseline: no gcaps patch is applied yet (issue 19). See tests/nvgpu/README.md.
+# tarballs (one per Jetson Linux line), stock and with gcaps's patch series
+# (nvgpu/patches/<line>/*.patch), and run NVIDIA's own FIFO unit modules and our unit module
+# (units/gcaps) on both. See tests/nvgpu/README.md.
 #
 # Environment:
 #   NVGPU_SRC    directory holding nvgpu-<line>.tar.xz and the README.md listing their sha256
@@ -10,10 +11,12 @@
 #   NVGPU_JOBS   make -j for the library build (default 2)
 #   CI           when "true", a missing NVGPU_SRC is a failure instead of a SKIP
 #
-# Output: one line per nvgpu line, then "nvgpu-test: N passed, M failed" where N and M count
-# nvgpu lines (not individual tests): a line passes when its tarball verifies, the library,
-# runner and units build, the runner exits 0 with "Failing: 0", and, for a tarball whose
-# stock counts are recorded below, the passed/skipped counts match them.
+# Output: per nvgpu line, the stock FIFO counts, the patched FIFO counts and the gcaps
+# scenario counts, then "nvgpu-test: N passed, M failed" where N and M count nvgpu lines (not
+# individual tests): a line passes when its tarball verifies, the series applies without fuzz,
+# both trees build, every run exits 0 with "Failing: 0", the stock counts match the recorded
+# ones (for a known tarball), the patched tree gives the same FIFO counts as stock, and the
+# runlists our unit dumps with nothing bound are identical on both trees.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

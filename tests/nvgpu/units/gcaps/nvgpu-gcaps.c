@@ -10,7 +10,7 @@
  * On the patched tree (<nvgpu/gcaps.h> present) it also binds a hook and checks the filtered
  * runlists against a model of nvgpu's interleave order.
  *
- * Scenario: four TSGs on runlist 0, in tsgid order
+ * Scenario: four TSGs on runlist 0, in tsgid order (ids 63, 64, 130, 255)
  *   L0 (LOW, 2 channels), H1 (HIGH, 2), M2 (MEDIUM, 2), L3 (LOW, 1)
  * Stock interleaved order: H1 M2 H1 L0 H1 M2 H1 L3; flat: H1 M2 L0 L3.
  */
@@ -57,6 +57,11 @@ static const u32 levels[NT] = {
 };
 static const u32 nch[NT] = { 2, 2, 2, 1 };
 static const char *const names[NT] = { "L0", "H1", "M2", "L3" };
+/*
+ * Their tsgids: across words of the eligible bitmap (63 | 64, 130, 255), so that a filter
+ * reading the wrong word (e.g. only the first 64 TSGs) lists the wrong TSGs.
+ */
+static const u32 ids[NT] = { 63, 64, 130, 255 };
 
 static struct {
 	struct nvgpu_tsg *tsg[NT];
@@ -330,7 +335,8 @@ static int check_runlist(struct unit_module *m, struct gk20a *g, const char *lab
 
 static int test_setup(struct unit_module *m, struct gk20a *g, void *args)
 {
-	u32 i, j;
+	struct nvgpu_tsg *filler[256];
+	u32 i, j, nf = 0;
 	int err;
 
 	if (test_fifo_init_support(m, g, NULL) != UNIT_SUCCESS) {
@@ -358,9 +364,18 @@ static int test_setup(struct unit_module *m, struct gk20a *g, void *args)
 	}
 
 	for (i = 0; i < NT; i++) {
-		s.tsg[i] = nvgpu_tsg_open(g, getpid());
-		if (s.tsg[i] == NULL) {
-			unit_return_fail(m, "nvgpu_tsg_open %u failed\n", i);
+		/* open (and later release) fillers until the TSG gets its planned id */
+		for (;;) {
+			struct nvgpu_tsg *t = nvgpu_tsg_open(g, getpid());
+
+			if (t == NULL || t->tsgid > ids[i] || nf == ARRAY_SIZE(filler)) {
+				unit_return_fail(m, "cannot open TSG %s with id %u\n", names[i], ids[i]);
+			}
+			if (t->tsgid == ids[i]) {
+				s.tsg[i] = t;
+				break;
+			}
+			filler[nf++] = t;
 		}
 		s.tsg[i]->interleave_level = levels[i];
 		for (j = 0; j < nch[i]; j++) {
@@ -379,6 +394,9 @@ static int test_setup(struct unit_module *m, struct gk20a *g, void *args)
 			/* a distinct, recognisable USERD address per channel (256-byte aligned) */
 			ch->userd_iova = 0x80000000ULL + ((u64)ch->chid << 9);
 		}
+	}
+	for (j = 0; j < nf; j++) {
+		nvgpu_ref_put(&filler[j]->refcount, nvgpu_tsg_release);
 	}
 	s.rl = s.tsg[0]->runlist;
 	for (i = 0; i < NT; i++) {
