@@ -21,7 +21,7 @@ analyze: ## Main job: analyse the embedded case-study taskset (gcaps analyze)
 test: ## All tests: fmt, clippy, cargo test, install test, rustc-1.85 policy + core check, kernel + VM tests
 	tests/run-all.sh
 
-nvgpu-test: ## Build NVIDIA's nvgpu host unit framework (R35.6, R36.4; NVGPU_SRC) and run its FIFO unit modules (stock baseline)
+nvgpu-test: ## Build nvgpu's host unit framework (R35.6, R36.4; NVGPU_SRC) stock and with nvgpu/patches/<line>: NVIDIA's FIFO units (same counts) and our gcaps unit
 	tests/nvgpu/run.sh
 
 kernel: ## Build the fast test kernel (Linux 6.12 + Rust, gcc) into ~/.cache/gcaps/kernel/

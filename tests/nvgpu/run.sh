@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make nvgpu-test: build NVIDIA's nvgpu host POSIX unit framework from the vendored nvgpu
-# tarballs (one per Jetson Linux line) and run NVIDIA's own FIFO unit modules on it.
-# This is the stock baseline: no gcaps patch is applied yet (issue 19). See tests/nvgpu/README.md.
+# tarballs (one per Jetson Linux line), stock and with gcaps's patch series
+# (nvgpu/patches/<line>/*.patch), and run NVIDIA's own FIFO unit modules and our unit module
+# (units/gcaps) on both. See tests/nvgpu/README.md.
 #
 # Environment:
 #   NVGPU_SRC    directory holding nvgpu-<line>.tar.xz and the README.md listing their sha256
@@ -10,14 +11,17 @@
 #   NVGPU_JOBS   make -j for the library build (default 2)
 #   CI           when "true", a missing NVGPU_SRC is a failure instead of a SKIP
 #
-# Output: one line per nvgpu line, then "nvgpu-test: N passed, M failed" where N and M count
-# nvgpu lines (not individual tests): a line passes when its tarball verifies, the library,
-# runner and units build, the runner exits 0 with "Failing: 0", and, for a tarball whose
-# stock counts are recorded below, the passed/skipped counts match them.
+# Output: per nvgpu line, the stock FIFO counts, the patched FIFO counts and the gcaps
+# scenario counts, then "nvgpu-test: N passed, M failed" where N and M count nvgpu lines (not
+# individual tests): a line passes when its tarball verifies, the series applies without fuzz,
+# both trees build, every run exits 0 with "Failing: 0", the stock counts match the recorded
+# ones (for a known tarball), the patched tree gives the same FIFO counts as stock, and the
+# runlists our unit dumps with nothing bound are identical on both trees.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
+patches="$root/nvgpu/patches"	# the gcaps patch series, one directory per line
 me="nvgpu-test"
 
 die() { echo "$me: error: $*" >&2; exit 1; }
@@ -115,79 +119,155 @@ run_line() {
 		touch "$dir/build.complete"
 	fi
 
-	local drv="$tree/drivers/gpu/nvgpu"
+	build_tree "$tree" "$dir/stock" "$line" || return 1
+	run_fifo "$tree" "$dir/stock" "$line"
+	local stock_passed=$r_passed stock_skipped=$r_skipped
+	echo "$me: $line stock FIFO units: $r_passed passed, $r_failed failed, $r_skipped skipped" \
+		"(${#r_mods[@]} modules; build $b_secs s, run $r_secs s)"
+	check_run "$line stock FIFO units" "$dir/stock/run-fifo.log"
+	local e=${expect[${got:0:12}]:-}
+	if [[ -n "$e" && "$e" != "$stock_passed $stock_skipped" ]]; then
+		die "$line: expected ${e% *} passed and ${e#* } skipped for this tarball (log: $dir/stock/run-fifo.log)"
+	fi
+	# Our unit on the stock tree: the stock order, and the canonical dump of its runlists.
+	run_gcaps "$tree" "$dir/stock" "$line"
+	check_run "$line gcaps unit on the stock tree" "$dir/stock/run-gcaps.log"
+	local stock_unit=$r_passed
+
+	# The patched tree: pristine + our series, keyed by the series' hash.
+	local pdir=$patches/$line
+	local series=("$pdir"/*.patch)
+	[[ -f "${series[0]}" ]] || die "$line: no patches in $pdir"
+	local phash
+	phash=$(cat "${series[@]}" | sha256sum | cut -c1-12)
+	local pd="$dir/patched-$phash"
+	local ptree="$pd/nvgpu-$line"
+	if [[ ! -f "$pd.complete" ]]; then
+		rm -rf "$dir"/patched-* "$pd.tmp"
+		mkdir -p "$pd.tmp"
+		cp -a "$pristine" "$pd.tmp/"
+		local p
+		for p in "${series[@]}"; do
+			# --fuzz=0: the series must apply exactly (offsets only).
+			if ! (cd "$pd.tmp/nvgpu-$line" && patch -p1 --fuzz=0 --no-backup-if-mismatch \
+				-s <"$p") >"$pd.tmp.log" 2>&1; then
+				cat "$pd.tmp.log" >&2
+				die "$line: $(basename "$p") does not apply without fuzz"
+			fi
+		done
+		mv "$pd.tmp" "$pd"
+		touch "$pd.complete"
+	fi
+	build_tree "$ptree" "$pd" "$line" || return 1
+	run_fifo "$ptree" "$pd" "$line"
+	echo "$me: $line patched FIFO units: $r_passed passed, $r_failed failed, $r_skipped skipped" \
+		"(patch $phash; build $b_secs s, run $r_secs s)"
+	check_run "$line patched FIFO units" "$pd/run-fifo.log"
+	if [[ "$r_passed $r_skipped" != "$stock_passed $stock_skipped" ]]; then
+		die "$line: the patched tree gives $r_passed passed, $r_skipped skipped; stock $stock_passed, $stock_skipped"
+	fi
+	run_gcaps "$ptree" "$pd" "$line"
+	local g_pass=$r_passed g_fail=$r_failed same=1
+	cmp -s "$dir/stock/gcaps-dump.txt" "$pd/gcaps-dump.txt" || same=0
+	if [[ $same -eq 1 ]]; then
+		g_pass=$((g_pass + 1))
+	else
+		g_fail=$((g_fail + 1))
+	fi
+	echo "$me: $line gcaps scenarios: $g_pass passed, $g_fail failed" \
+		"(unit tests on the patched tree, plus unbound runlists identical to stock:" \
+		"$([[ $same -eq 1 ]] && echo yes || echo NO); on the stock tree $stock_unit passed; run $r_secs s)"
+	[[ $same -eq 1 ]] || die "$line: unbound runlists differ from stock: diff $dir/stock/gcaps-dump.txt $pd/gcaps-dump.txt"
+	check_run "$line gcaps scenarios" "$pd/run-gcaps.log"
+}
+
+# build_tree TREE LOGDIR LINE: our register file and unit into TREE, then nvgpu's library,
+# runner, FIFO unit modules and our unit. Sets r_mods (module names of the FIFO set), b_secs.
+build_tree() {
+	local tree=$1 logs=$2 line=$3
+	local drv="$tree/drivers/gpu/nvgpu" us="$tree/userspace"
+	mkdir -p "$logs"
 	if [[ -f "$pristine/drivers/gpu/nvgpu/os/posix/mock-registers.c" ]]; then
 		echo "$me: $line: the tree has its own os/posix/mock-registers.c; using it"
 	else
 		install_file "$here/mock-registers.c" "$drv/os/posix/mock-registers.c"
 	fi
+	mkdir -p "$us/units/gcaps"
+	local f
+	for f in "$here"/units/gcaps/*; do
+		install_file "$f" "$us/units/gcaps/$(basename "$f")"
+	done
 
-	local us="$tree/userspace"
 	# CC carries -I<common>: R36's common/gr/gr.c includes "gr/obj_ctx_priv.h" relative to it.
 	local mk=(nice -n 10 make --no-print-directory -C "$us"
 		NVGPU_NEXT_SRC="$here/nvgpu-next" CC="gcc -I$drv/common")
 
-	local t0 t1 t2
+	local t0 t1
 	t0=$(now_ms)
-	if ! "${mk[@]}" -j"$jobs" libnvgpu core >"$dir/build.log" 2>&1; then
-		tail -n 20 "$dir/build.log" >&2
-		die "$line: building libnvgpu-drv-igpu.so and nvgpu_unit failed (log: $dir/build.log)"
+	if ! "${mk[@]}" -j"$jobs" libnvgpu core >"$logs/build.log" 2>&1; then
+		grep -E -A3 "error|Error" "$logs/build.log" | cut -c1-400 | tail -n 20 >&2
+		die "$line: building libnvgpu-drv-igpu.so and nvgpu_unit failed (log: $logs/build.log)"
 	fi
 
-	local units=() mods=() u m
+	local units=() u m
+	r_mods=()
 	for u in "${fifo_units[@]}"; do
 		[[ -f "$us/units/$u/Makefile" ]] || continue
 		m=$(sed -n 's/^MODULE[[:space:]]*=[[:space:]]*//p' "$us/units/$u/Makefile")
 		[[ -n "$m" ]] || die "$line: no MODULE in units/$u/Makefile"
 		units+=("$us/units/$u")
-		mods+=("$m")
+		r_mods+=("$m")
 	done
 	# The FIFO common helper library first (the modules link against it), then the modules.
-	if ! "${mk[@]}" UNITS="$us/units/fifo" units >"$dir/units.log" 2>&1 ||
-		! "${mk[@]}" -j"$jobs" UNITS="${units[*]}" units >>"$dir/units.log" 2>&1; then
-		tail -n 20 "$dir/units.log" >&2
-		die "$line: building the FIFO unit modules failed (log: $dir/units.log)"
+	if ! "${mk[@]}" UNITS="$us/units/fifo" units >"$logs/units.log" 2>&1 ||
+		! "${mk[@]}" -j"$jobs" UNITS="${units[*]} $us/units/gcaps" units >>"$logs/units.log" 2>&1; then
+		grep -E -A3 "error|Error" "$logs/units.log" | cut -c1-400 | tail -n 20 >&2
+		die "$line: building the unit modules failed (log: $logs/units.log)"
 	fi
 	t1=$(now_ms)
+	b_secs=$(secs $((t1 - t0)))
+}
 
-	# nvgpu_unit loads every .so in --unit-load-path; a name filter would make it exit 254
-	# even when all pass, so the load directory holds exactly the wanted modules.
-	local load="$dir/load-fifo"
+# run_units TREE LOGDIR NAME MODULE...: run nvgpu_unit on exactly these modules (a name filter
+# would make it exit 254 even when all pass); sets r_rc, r_passed, r_failed, r_skipped, r_secs.
+run_units() {
+	local tree=$1 logs=$2 name=$3
+	shift 3
+	local us="$tree/userspace" load="$logs/load-$name" m
 	rm -rf "$load"
 	mkdir -p "$load"
-	for m in "${mods[@]}"; do
-		[[ -f "$us/build/units/lib$m.so" ]] || die "$line: build/units/lib$m.so was not built"
+	for m in "$@"; do
+		[[ -f "$us/build/units/lib$m.so" ]] || die "build/units/lib$m.so was not built ($us)"
 		cp "$us/build/units/lib$m.so" "$load/"
 	done
-
 	# Coverage counters from an earlier build of a changed file make libgcov complain; each
 	# run starts from none.
 	find "$us/build" "$us/units" -name '*.gcda' -delete
-
-	local rc=0
+	local t0 t1
+	t0=$(now_ms)
+	r_rc=0
 	(cd "$us" && LD_LIBRARY_PATH="build:build/units${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		GCAPS_NVGPU_DUMP="$logs/gcaps-dump.txt" \
 		timeout 600 ./build/nvgpu_unit --num-threads 1 --no-color \
-		--unit-load-path "$load") >"$dir/run.log" 2>&1 || rc=$?
-	t2=$(now_ms)
-
-	local passed failed skipped
-	passed=$(summary_count Passing "$dir/run.log")
-	failed=$(summary_count Failing "$dir/run.log")
-	skipped=$(summary_count Skipped "$dir/run.log")
-	if [[ -z "$passed" || -z "$failed" || -z "$skipped" ]]; then
-		tail -n 20 "$dir/run.log" >&2
-		die "$line: nvgpu_unit exited $rc without a result summary (log: $dir/run.log)"
+		--unit-load-path "$load") >"$logs/run-$name.log" 2>&1 || r_rc=$?
+	t1=$(now_ms)
+	r_secs=$(secs $((t1 - t0)))
+	r_passed=$(summary_count Passing "$logs/run-$name.log")
+	r_failed=$(summary_count Failing "$logs/run-$name.log")
+	r_skipped=$(summary_count Skipped "$logs/run-$name.log")
+	if [[ -z "$r_passed" || -z "$r_failed" || -z "$r_skipped" ]]; then
+		tail -n 20 "$logs/run-$name.log" >&2
+		die "nvgpu_unit exited $r_rc without a result summary (log: $logs/run-$name.log)"
 	fi
+}
 
-	echo "$me: $line stock FIFO units: $passed passed, $failed failed, $skipped skipped" \
-		"(${#mods[@]} modules; build $(secs $((t1 - t0))) s, run $(secs $((t2 - t1))) s)"
+run_fifo() { run_units "$1" "$2" fifo "${r_mods[@]}"; }
+run_gcaps() { rm -f "$2/gcaps-dump.txt"; run_units "$1" "$2" gcaps nvgpu-gcaps; }
 
-	[[ $rc -eq 0 ]] || die "$line: nvgpu_unit exited $rc (log: $dir/run.log)"
-	[[ $failed -eq 0 ]] || die "$line: $failed unit tests failed (log: $dir/run.log)"
-	local e=${expect[${got:0:12}]:-}
-	if [[ -n "$e" && "$e" != "$passed $skipped" ]]; then
-		die "$line: expected ${e% *} passed and ${e#* } skipped for this tarball (log: $dir/run.log)"
-	fi
+# check_run WHAT LOG: the last run_units exited 0 with no failures.
+check_run() {
+	[[ $r_rc -eq 0 ]] || die "$1: nvgpu_unit exited $r_rc (log: $2)"
+	[[ $r_failed -eq 0 ]] || die "$1: $r_failed unit tests failed (log: $2)"
 }
 
 npass=0

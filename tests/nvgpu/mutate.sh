@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# tests/nvgpu/mutate.sh LINE (e.g. r36.4.2): mutation check of the gcaps nvgpu patch. After a
+# successful run.sh, applies each mutation below to the patched build copy in the cache, rebuilds
+# nvgpu's library (incremental), runs our unit module and prints which named tests failed; the
+# source is restored after each one. Every mutation must fail at least one test.
+set -u
+line=$1
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+D=$(ls -d "${XDG_CACHE_HOME:-$HOME/.cache}"/gcaps/nvgpu/"$line"-* | head -n 1)
+T=$(ls -d $D/patched-*/nvgpu-$line); us=$T/userspace; drv=$T/drivers/gpu/nvgpu
+load=$(ls -d $D/patched-*/load-gcaps)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mut() {
+	local name=$1 file=$2 expr=$3
+	cp $drv/$file $tmp/orig.c
+	sed -i "$expr" $drv/$file
+	if cmp -s $drv/$file $tmp/orig.c; then echo "$name: sed did not change $file"; return; fi
+	nice -n 10 make --no-print-directory -C $us NVGPU_NEXT_SRC=$here/nvgpu-next CC="gcc -I$drv/common" -j2 libnvgpu core >$tmp/mut-build.log 2>&1 || echo "$name: build failed"
+	find $us/build $us/units -name '*.gcda' -delete
+	(cd $us && LD_LIBRARY_PATH=build:build/units timeout 300 ./build/nvgpu_unit --num-threads 1 --no-color --unit-load-path $load) >$tmp/mut-$name.log 2>&1
+	echo "$name: rc=$? $(grep -E 'Passing:|Failing:' $tmp/mut-$name.log | tr -s ' ' | tr '\n' ' ') failing: $(sed -n '/Failing tests:/,$p' $tmp/mut-$name.log | grep -o 'nvgpu_gcaps\.[a-z_]*' | sort -u | tr '\n' ' ')"
+	grep -m2 -E 'E\]|ERR|expected' $tmp/mut-$name.log | cut -c1-200
+	cp $tmp/orig.c $drv/$file
+	touch $drv/$file
+}
+mut M9-filter-when-unbound common/fifo/gcaps.c "/if (hook == NULL) {/,+1s/return false;/return true;/"
+mut M1-wrong-bitmap common/fifo/runlist.c 's|!nvgpu_test_bit((u32)tsgid, domain->gcaps_elig.bits)|!nvgpu_test_bit((u32)tsgid, domain->active_tsgs)|'
+mut M2-hook-ignored common/fifo/gcaps.c 's|^\treturn !out->all;|\treturn false;|'
+mut M3-all-ignored common/fifo/gcaps.c 's|^\treturn !out->all;|\treturn true;|'
+mut M4-word0-only common/fifo/runlist.c 's|!nvgpu_test_bit((u32)tsgid, domain->gcaps_elig.bits)|!nvgpu_test_bit((u32)tsgid % 64U, domain->gcaps_elig.bits)|'
+mut M5-no-filter-in-append_prio common/fifo/runlist.c '0,/if (nvgpu_runlist_gcaps_skip(domain, tsgid)) {/s//if (false \&\& nvgpu_runlist_gcaps_skip(domain, tsgid)) {/'
+mut M6-no-filter-in-append_low common/fifo/runlist.c '/nvgpu_runlist_append_low(struct/,/^}/s|if (nvgpu_runlist_gcaps_skip(domain, tsgid)) {|if (false \&\& nvgpu_runlist_gcaps_skip(domain, tsgid)) {|'
+mut M7-stale-filter-after-unbind common/fifo/runlist.c 's|^\tdomain->gcaps_filter = nvgpu_gcaps_read_eligible(f->g,|\tif (f->g->gcaps != NULL) domain->gcaps_filter = nvgpu_gcaps_read_eligible(f->g,|'
+mut M8-bind-without-busy-check common/fifo/gcaps.c 's|if (g->gcaps != NULL) {|if (false) {|'
+# final rebuild of the unmutated tree
+nice -n 10 make --no-print-directory -C $us NVGPU_NEXT_SRC=$here/nvgpu-next CC="gcc -I$drv/common" -j2 libnvgpu core >$tmp/mut-build.log 2>&1 && echo restored
