@@ -8,7 +8,9 @@
  * stock order of a fixed scenario and writes a canonical dump of the runlists it saw to
  * $GCAPS_NVGPU_DUMP, which run.sh compares between the two trees ("nothing bound = stock").
  * On the patched tree (<nvgpu/gcaps.h> present) it also binds a hook and checks the filtered
- * runlists against a model of nvgpu's interleave order.
+ * runlists against a model of nvgpu's interleave order, the TSG events the hook receives
+ * (replay at bind; open, bind, unbind, release; none once unbound) and, on R36, that a user
+ * (GSP) domain leaves the runlist stock.
  *
  * Scenario: four TSGs on runlist 0, in tsgid order (ids 63, 64, 130, 255)
  *   L0 (LOW, 2 channels), H1 (HIGH, 2), M2 (MEDIUM, 2), L3 (LOW, 1)
@@ -73,6 +75,7 @@ static struct {
 	bool have_ref;
 	FILE *dump;
 	bool dumping;		/* test_stock_order: the runs both trees make */
+	bool no_submit;		/* R36 with a user domain: nvgpu builds but does not submit */
 } s;
 
 /* ---- decoding ---- */
@@ -115,6 +118,9 @@ static int snapshot(struct unit_module *m, struct gk20a *g, struct rl_view *v)
 		return -1;
 	}
 	memcpy(v->w, hw->mem.cpu_va, (size_t)v->count * 16U);
+	if (s.no_submit) {
+		return 0;
+	}
 	/* 0x2274 (written on every submit): runlist id [23:20], length [15:0] */
 	if ((reg & 0xffffU) != v->count || ((reg >> 20) & 0xfU) != s.rl->id) {
 		unit_err(m, "submit register 0x2274 = 0x%08x, buffer has %u entries on runlist %u\n",
@@ -444,10 +450,21 @@ static int test_stock_order(struct unit_module *m, struct gk20a *g, void *args)
 }
 
 #ifdef GCAPS_PATCHED
-/* A stand-in for gcaps's calls->eligible(): a fixed set, counting reads. */
+/* A stand-in for gcaps: a fixed eligible set (counting reads) and a recorder of TSG events. */
+#define MAX_EV	64U
+struct ev {
+	char kind;		/* 'U' tsg_update, 'R' tsg_release */
+	u32 tsgid;
+	pid_t tgid;
+	u32 timeslice_us;
+	u32 num_channels;
+};
+
 static struct {
 	struct nvgpu_gcaps_eligible set;
 	u32 reads;
+	struct ev ev[MAX_EV];
+	u32 nev;
 } hk;
 
 static void hook_eligible(void *priv, struct nvgpu_gcaps_eligible *out)
@@ -457,7 +474,57 @@ static void hook_eligible(void *priv, struct nvgpu_gcaps_eligible *out)
 	*out = hk.set;
 }
 
-static const struct nvgpu_gcaps_hook hook = { .eligible = hook_eligible, .priv = NULL };
+static void hook_tsg_update(void *priv, u32 tsgid, pid_t tgid, u32 timeslice_us,
+			    u32 num_channels)
+{
+	(void)priv;
+	if (hk.nev < MAX_EV) {
+		hk.ev[hk.nev] = (struct ev){ 'U', tsgid, tgid, timeslice_us, num_channels };
+	}
+	hk.nev++;
+}
+
+static void hook_tsg_release(void *priv, u32 tsgid)
+{
+	(void)priv;
+	if (hk.nev < MAX_EV) {
+		hk.ev[hk.nev] = (struct ev){ 'R', tsgid, 0, 0, 0 };
+	}
+	hk.nev++;
+}
+
+static const struct nvgpu_gcaps_hook hook = {
+	.eligible = hook_eligible,
+	.tsg_update = hook_tsg_update,
+	.tsg_release = hook_tsg_release,
+	.priv = NULL,
+};
+
+/* The events recorded since the last reset must be exactly want[0..n). */
+static int check_events(struct unit_module *m, const char *label, const struct ev *want, u32 n)
+{
+	u32 k;
+	int ret = 0;
+
+	if (hk.nev != n) {
+		unit_err(m, "%s: %u events, expected %u\n", label, hk.nev, n);
+		ret = -1;
+	}
+	for (k = 0; k < hk.nev && k < MAX_EV; k++) {
+		const struct ev *e = &hk.ev[k];
+		bool ok = k < n && e->kind == want[k].kind && e->tsgid == want[k].tsgid &&
+			e->tgid == want[k].tgid && e->timeslice_us == want[k].timeslice_us &&
+			e->num_channels == want[k].num_channels;
+
+		unit_info(m, "%s: event %u: %c tsgid %u tgid %d timeslice %u channels %u%s\n",
+			  label, k, e->kind, e->tsgid, (int)e->tgid, e->timeslice_us,
+			  e->num_channels, ok ? "" : " (unexpected)");
+		if (!ok) {
+			ret = -1;
+		}
+	}
+	return ret;
+}
 
 /* Publish "all" (mask ignored) or the TSGs in @mask (bit i = TSG i of the scenario). */
 static void publish(bool all, u32 mask)
@@ -478,12 +545,87 @@ static void publish(bool all, u32 mask)
 
 static int test_bind(struct unit_module *m, struct gk20a *g, void *args)
 {
+	struct nvgpu_gcaps_hook no_events = hook;
+
 	publish(true, 0);
+	no_events.tsg_update = NULL;
+	if (nvgpu_gcaps_bind(g, &no_events) != -EINVAL) {
+		unit_return_fail(m, "a hook without tsg_update was bound\n");
+	}
+	hk.nev = 0;
 	if (nvgpu_gcaps_bind(g, &hook) != 0) {
 		unit_return_fail(m, "bind failed\n");
 	}
 	if (nvgpu_gcaps_bind(g, &hook) != -EBUSY) {
 		unit_return_fail(m, "a second bind did not return -EBUSY\n");
+	}
+	return UNIT_SUCCESS;
+}
+
+/*
+ * The TSGs opened before the hook was bound (the scenario's four) were replayed to it by
+ * bind, in tsgid order, with owner, timeslice and bound channels; nothing else (the fillers
+ * were released before, the refused second bind replays nothing).
+ */
+static int test_events_replay(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct ev want[NT];
+	u32 i;
+
+	for (i = 0; i < NT; i++) {
+		want[i] = (struct ev){ 'U', ids[i], getpid(), s.tsg[i]->timeslice_us, nch[i] };
+	}
+	if (check_events(m, "replay", want, NT) != 0) {
+		unit_return_fail(m, "bind did not replay exactly the TSGs in use\n");
+	}
+	return UNIT_SUCCESS;
+}
+
+/*
+ * Open a TSG (owner EV_TGID), bind two channels, close them (unbind), release the TSG: with
+ * @bound the hook sees exactly U(0 ch) U(1) U(2) U(1) U(0) R, else nothing.
+ */
+#define EV_TGID	4242
+static int tsg_lifecycle(struct unit_module *m, struct gk20a *g, bool bound, const char *label)
+{
+	struct nvgpu_tsg *t;
+	struct nvgpu_channel *ch[2];
+	struct ev want[6];
+	u32 j, id, ts;
+
+	hk.nev = 0;
+	t = nvgpu_tsg_open(g, EV_TGID);
+	if (t == NULL) {
+		unit_err(m, "%s: TSG open failed\n", label);
+		return -1;
+	}
+	id = t->tsgid;
+	ts = t->timeslice_us;
+	for (j = 0; j < 2U; j++) {
+		ch[j] = nvgpu_channel_open_new(g, NVGPU_INVALID_RUNLIST_ID, false, getpid(),
+					       getpid());
+		if (ch[j] == NULL || nvgpu_tsg_bind_channel(t, ch[j]) != 0) {
+			unit_err(m, "%s: channel open/bind failed\n", label);
+			return -1;
+		}
+	}
+	for (j = 0; j < 2U; j++) {
+		nvgpu_channel_close(ch[j]);	/* unbinds it from the TSG */
+	}
+	nvgpu_ref_put(&t->refcount, nvgpu_tsg_release);
+	want[0] = (struct ev){ 'U', id, EV_TGID, ts, 0 };
+	want[1] = (struct ev){ 'U', id, EV_TGID, ts, 1 };
+	want[2] = (struct ev){ 'U', id, EV_TGID, ts, 2 };
+	want[3] = (struct ev){ 'U', id, EV_TGID, ts, 1 };
+	want[4] = (struct ev){ 'U', id, EV_TGID, ts, 0 };
+	want[5] = (struct ev){ 'R', id, 0, 0, 0 };
+	return check_events(m, label, want, bound ? 6U : 0U);
+}
+
+static int test_events(struct unit_module *m, struct gk20a *g, void *args)
+{
+	if (tsg_lifecycle(m, g, true, "bound") != 0) {
+		unit_return_fail(m, "wrong TSG events for open/bind/unbind/release\n");
 	}
 	return UNIT_SUCCESS;
 }
@@ -564,6 +706,51 @@ static int test_unbind(struct unit_module *m, struct gk20a *g, void *args)
 	nvgpu_gcaps_unbind(g);
 	return UNIT_SUCCESS;
 }
+
+/* Nothing bound (after an unbind): the same TSG lifecycle reaches the hook not at all. */
+static int test_events_unbound(struct unit_module *m, struct gk20a *g, void *args)
+{
+	if (tsg_lifecycle(m, g, false, "unbound") != 0) {
+		unit_return_fail(m, "TSG events reached an unbound hook\n");
+	}
+	return UNIT_SUCCESS;
+}
+
+#ifdef GCAPS_R36
+/*
+ * R36: gcaps filters only the shadow domain, and only while no user (GSP) domain exists. With
+ * a user domain nvgpu builds the shadow domain but submits nothing (GSP firmware schedules):
+ * the build must be stock. Removing the domain brings the filter back.
+ */
+static int test_shadow_only(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct nvgpu_nvs_domain *dom = NULL;
+	int err, ret = UNIT_SUCCESS;
+
+	publish(false, 0x1U);
+	if (check_runlist(m, g, "bound subset 0x1, no user domain", 0x1U, true) != 0) {
+		unit_return_fail(m, "the shadow domain is not filtered\n");
+	}
+	err = nvgpu_nvs_add_domain(g, "gcaps-user", 100000ULL, 0ULL, &dom);
+	if (err != 0 || dom == NULL || !nvgpu_nvs_gsp_usr_domain_present(g)) {
+		unit_return_fail(m, "adding a user domain failed: %d\n", err);
+	}
+	s.no_submit = true;
+	if (check_runlist(m, g, "bound subset 0x1, user domain present", 0xfU, true) != 0) {
+		unit_err(m, "a user domain exists, yet the shadow domain was filtered\n");
+		ret = UNIT_FAIL;
+	}
+	s.no_submit = false;
+	err = nvgpu_nvs_del_domain(g, dom->id);
+	if (err != 0) {
+		unit_return_fail(m, "removing the user domain failed: %d\n", err);
+	}
+	if (check_runlist(m, g, "bound subset 0x1, user domain removed", 0x1U, true) != 0) {
+		unit_return_fail(m, "the filter did not come back\n");
+	}
+	return ret;
+}
+#endif
 #endif /* GCAPS_PATCHED */
 
 static int test_teardown(struct unit_module *m, struct gk20a *g, void *args)
@@ -604,10 +791,16 @@ struct unit_module_test nvgpu_gcaps_tests[] = {
 	UNIT_TEST(stock_order, test_stock_order, NULL, 0),
 #ifdef GCAPS_PATCHED
 	UNIT_TEST(bind, test_bind, NULL, 0),
+	UNIT_TEST(events_replay, test_events_replay, NULL, 0),
 	UNIT_TEST(eligible_all, test_all, NULL, 0),
 	UNIT_TEST(eligible_subset, test_subset, NULL, 0),
 	UNIT_TEST(eligible_other_ids, test_other_ids, NULL, 0),
+	UNIT_TEST(events, test_events, NULL, 0),
+#ifdef GCAPS_R36
+	UNIT_TEST(shadow_only, test_shadow_only, NULL, 0),
+#endif
 	UNIT_TEST(unbind, test_unbind, NULL, 0),
+	UNIT_TEST(events_unbound, test_events_unbound, NULL, 0),
 #endif
 	UNIT_TEST(teardown, test_teardown, NULL, 0),
 };
