@@ -33,5 +33,15 @@ mut M5-no-filter-in-append_prio common/fifo/runlist.c '0,/if (nvgpu_runlist_gcap
 mut M6-no-filter-in-append_low common/fifo/runlist.c '/nvgpu_runlist_append_low(struct/,/^}/s|if (nvgpu_runlist_gcaps_skip(domain, tsgid)) {|if (false \&\& nvgpu_runlist_gcaps_skip(domain, tsgid)) {|'
 mut M7-stale-filter-after-unbind common/fifo/runlist.c 's|^\tdomain->gcaps_filter = nvgpu_gcaps_read_eligible(f->g,|\tif (f->g->gcaps != NULL) domain->gcaps_filter = nvgpu_gcaps_read_eligible(f->g,|'
 mut M8-bind-without-busy-check common/fifo/gcaps.c 's|if (g->gcaps != NULL) {|if (false) {|'
+# patch 0002: TSG events and (R36) the shadow-domain guard
+mut E1-no-release-event common/fifo/gcaps.c 's|^\t\tg->gcaps_ev->tsg_release(g->gcaps_ev->priv, tsgid);|\t\t(void)tsgid;|'
+mut E2-no-replay-on-bind common/fifo/gcaps.c 's|^\t\t\tnvgpu_gcaps_report(hook, \&f->tsg\[tsgid\]);|\t\t\t(void)hook;|'
+mut E3-events-after-unbind common/fifo/gcaps.c 's|^\tg->gcaps_ev = NULL;|\t(void)0;|'
+mut E4-no-unbind-event common/fifo/tsg.c '/^int nvgpu_tsg_unbind_channel(/,/^}/s|^\tnvgpu_gcaps_tsg_update(g, tsg);|\t(void)0;|'
+mut E5-no-open-event common/fifo/tsg.c '/^struct nvgpu_tsg \*nvgpu_tsg_open(/,/^}/s|^\tnvgpu_gcaps_tsg_update(g, tsg);|\t(void)0;|'
+mut E6-bound-channels-off-by-one common/fifo/gcaps.c 's|tsg->timeslice_us, tsg->ch_count);|tsg->timeslice_us, tsg->ch_count + 1U);|'
+if [[ $line == r36* ]]; then
+	mut E7-filter-with-user-domain common/fifo/runlist.c 's|if ((g->scheduler != NULL) \&\& nvgpu_nvs_gsp_usr_domain_present(g)) {|if (false) {|'
+fi
 # final rebuild of the unmutated tree
 nice -n 10 make --no-print-directory -C $us NVGPU_NEXT_SRC=$here/nvgpu-next CC="gcc -I$drv/common" -j2 libnvgpu core >$tmp/mut-build.log 2>&1 && echo restored
