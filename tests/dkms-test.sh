@@ -32,8 +32,7 @@ for variant in "$@"; do
   mkdir -p "$t/bin"
   ln -s "$(command -v clang-14)" "$t/bin/clang"; ln -s "$(command -v ld.lld-14)" "$t/bin/ld.lld"
   PATH=$t/bin:$PATH
-  # Host B's module has the Rust load entry its C init calls; host A's has none.
-  if grep -q '^CONFIG_RUST=y' "$kb/.config"; then want="host A"; else want="host B"; fi
+  want=$(kernel_gcaps_host "$kb")
   t0=$(now)
   ok=1
   if ! dkms "${trees[@]}" add -m gcaps -v "$version" >"$t/add.log" 2>&1; then
@@ -54,14 +53,12 @@ for variant in "$@"; do
         *.xz) xz -dc "$ko" >"$t/gcaps.ko" ;; *.zst) zstd -qdc "$ko" >"$t/gcaps.ko" ;;
         *.gz) gzip -dc "$ko" >"$t/gcaps.ko" ;; *) cp "$ko" "$t/gcaps.ko" ;;
       esac
-      # (nm into a variable: `nm | grep -q` fails under pipefail when grep exits first)
-      syms=$(nm "$t/gcaps.ko")
-      got="host A"; grep -q ' T gcaps_rust_load$' <<<"$syms" && got="host B"
-      [ "$got" = "$want" ] || { log "$variant: gcaps.ko has $got, expected $want"; ok=0; }
+      got=$(gcaps_ko_host "$t/gcaps.ko")
+      [ "$got" = "$want" ] || { log "$variant: gcaps.ko has host $got, expected $want"; ok=0; }
     fi
   fi
   if [ "$ok" = 1 ]; then
-    passed=$((passed + 1)); log "dkms build against $variant ($kver, $want): ok in $(elapsed "$t0") s"
+    passed=$((passed + 1)); log "dkms build against $variant ($kver, host $want): ok in $(elapsed "$t0") s"
   else
     failed=$((failed + 1)); log "dkms build against $variant ($kver): FAILED"
   fi

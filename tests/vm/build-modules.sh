@@ -58,11 +58,10 @@ while IFS= read -r -d '' ko; do
   cp "$ko" "$out/"; n=$((n + 1))
 done < <(find "$stage" -name '*.ko' -print0)
 [ "$n" -gt 0 ] || die "no .ko produced (check the root Kbuild)"
-# gcaps.ko's host as built: only host B's freestanding object defines gcaps_rust_load.
-# (llvm-nm reads every architecture's objects.)
+# gcaps.ko's host as built, against the one asked for (GCAPS_HOST, else the kernel's default).
 if [ -f "$out/gcaps.ko" ]; then
-  if llvm-nm-14 "$out/gcaps.ko" | grep -qw gcaps_rust_load; then built=c; else built=rust; fi
-  want=${GCAPS_HOST:-$(if grep -qx 'CONFIG_RUST=y' "$kb/.config"; then echo rust; else echo c; fi)}
+  built=$(gcaps_ko_host "$out/gcaps.ko")
+  want=${GCAPS_HOST:-$(kernel_gcaps_host "$kb")}
   [ "$built" = "$want" ] || die "gcaps.ko was built with host $built, expected $want (GCAPS_HOST='${GCAPS_HOST:-}')"
   label=A; [ "$built" = c ] && label=B
   log "gcaps.ko ($name): host $label ($built)"

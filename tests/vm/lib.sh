@@ -141,3 +141,15 @@ kernel_key() {
 # Build dir name of a variant: <variant> on x86_64, <variant>-arm64 on arm64.
 kernel_build_name() { if [ "$VM_ARCH" = x86_64 ]; then echo "$1"; else echo "$1-$VM_ARCH"; fi; }
 kernel_build_dir() { echo "$KCACHE/build-$(kernel_build_name "$1")-$(kernel_key "$1")"; }
+
+# gcaps.ko's host for a kernel build dir, as module/gcaps/Kbuild picks it by default: rust
+# (host A) with CONFIG_RUST, c (host B) without.
+kernel_gcaps_host() { if grep -qx 'CONFIG_RUST=y' "$1/.config"; then echo rust; else echo c; fi; }
+# The host a built (uncompressed) gcaps.ko has: only host B's freestanding object defines
+# gcaps_rust_load. The symbols go into a variable first: `nm | grep -q` fails under pipefail
+# when grep exits before nm has written everything. llvm-nm reads every architecture.
+gcaps_ko_host() {
+  local syms
+  syms=$(llvm-nm-14 "$1") || die "llvm-nm-14 cannot read $1"
+  if grep -q ' T gcaps_rust_load$' <<<"$syms"; then echo c; else echo rust; fi
+}
