@@ -526,6 +526,9 @@ static int sg_recover(void *ctx)
 		return CONTRACT_RETRY;
 	}
 	want_recoveries++;	/* the driver told gcaps once (calls->recovered) */
+	printf("recover: %llu engine clear(s) by the driver's recovery (2: its own rebuild timed "
+	       "out too and left the engine empty for gcaps's resubmit)\n",
+	       (unsigned long long)(b.recoveries - a.recoveries));
 	return CONTRACT_OK;
 }
 
