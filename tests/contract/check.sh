@@ -1,8 +1,9 @@
 #!/bin/bash
 # The contract suite's own check, on the build machine (no VM, a few seconds): contract.c builds
 # as a -fPIC shared object with gcc (and clang) under -std=c99 -pedantic -Werror, the toy
-# backend of selftest.c (a synchronous host) passes every scenario, and each of its mutations
-# fails the scenarios it must. Prints one line per case; exit 1 on any miss.
+# backend of selftest.c (a synchronous host) passes every scenario (also when it lists every TSG
+# twice, as an interleaved runlist does), and each of its mutations fails the scenarios it must.
+# Prints one line per case; exit 1 on any miss.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${CONTRACT_OUT:-$here/../../target/contract}
@@ -27,13 +28,14 @@ check() {
 }
 check ""
 check ignore-eligible rt-segment-owner-only higher-preempts lower-begin-waits end-hands-over last-end-all \
-  owner-open-joins be-open-during-segment owner-close-leaves other-close-during-segment owner-exit-handover \
+  owner-open-joins be-open-during-segment pending-open-waits owner-close-leaves other-close-during-segment owner-exit-handover \
   owner-exit-all recovery-during-segment detach-all channels-during-segment
-check latest-wins lower-begin-waits end-hands-over last-end-all owner-exit-handover
+check latest-wins lower-begin-waits end-hands-over last-end-all pending-open-waits owner-exit-handover
 check no-recovered recovery-during-segment
 check no-detach-rebuild detach-all
 check no-close-rebuild owner-close-leaves
 check stale-channels channels-during-segment
 check no-channel-ops
+check interleave
 grep -q '^SKIP channels-during-segment: ' "$out/selftest-no-channel-ops.log" || { echo "MISS no-channel-ops: no SKIP line"; bad=1; }
 exit $bad

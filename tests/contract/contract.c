@@ -272,6 +272,18 @@ static int expect(struct sc *s, const char *when, unsigned int mask)
 	ng = s->rl.n > CONTRACT_RL_MAX ? CONTRACT_RL_MAX : s->rl.n;
 	memcpy(got, s->rl.tsg, ng * sizeof(got[0]));
 	sort(got, ng);
+	/* A set: an interleaved runlist lists a TSG more than once, always with all its channels. */
+	for (i = 1, nw = ng ? 1 : 0; i < ng; i++) {
+		if (got[i].id != got[nw - 1].id) {
+			got[nw++] = got[i];
+		} else if (got[i].channels != got[nw - 1].channels) {
+			snprintf(s->msg, sizeof(s->msg), "%.200s: TSG %u listed twice, with %u and %u "
+				 "channel entries", when, got[i].id, got[nw - 1].channels, got[i].channels);
+			return CONTRACT_ERR;
+		}
+	}
+	ng = nw;
+	nw = 0;
 	for (i = 0; i < (unsigned int)s->nt; i++)
 		if (s->t[i].open && (mask == ALL || (mask >> s->t[i].owner) & 1)) {
 			want[nw].id = s->t[i].id;
@@ -464,6 +476,23 @@ static int sc_be_open(struct sc *s)
 	return expect(s, "after A's end", ALL);
 }
 
+/* A pending owner opens a TSG: not listed while it waits, listed once it runs. */
+static int sc_pending_open(struct sc *s)
+{
+	int h, l;
+
+	TRY(owner(s, 50, &h));
+	TRY(owner(s, 10, &l));
+	TRY(tsg_open(s, h, NULL));
+	TRY(tsg_open(s, l, NULL));
+	TRY(begin(s, h, 0));
+	TRY(begin(s, l, 1));
+	TRY(tsg_open(s, l, NULL));
+	TRY(expect(s, "after pending B (rt 10) opened a TSG inside A's segment", M(h)));
+	TRY(end(s, h));
+	return expect(s, "after A's end handed over to B", M(l));
+}
+
 /* The running owner closes one of its TSGs inside its segment: it leaves the runlist. */
 static int sc_owner_close(struct sc *s)
 {
@@ -614,6 +643,8 @@ static const struct scenario {
 	{ "owner-open-joins", sc_owner_open, "a TSG the running owner opens joins" },
 	{ "be-open-during-segment", sc_be_open,
 	  "a best-effort open inside a segment completes, listed only after the end" },
+	{ "pending-open-waits", sc_pending_open,
+	  "a TSG a pending owner opens is listed only once it runs" },
 	{ "owner-close-leaves", sc_owner_close, "a TSG the running owner closes leaves" },
 	{ "other-close-during-segment", sc_other_close,
 	  "an unlisted TSG closed inside a segment: runlist unchanged" },
