@@ -352,6 +352,8 @@ static void unsettled(const struct gcaps_list *l, const struct gcaps_stats *s, c
 
 /* ---- the fixture ---- */
 
+static int sg_runlist(void *ctx, struct contract_runlist *out);
+
 static int sg_settle(void *ctx)
 {
 	uint64_t deadline = now_ns() + SETTLE_DEADLINE_MS * 1000000ull;
@@ -369,8 +371,21 @@ static int sg_settle(void *ctx)
 		unsettled(&l, &s, why, sizeof(why));
 		if (!why[0])
 			return CONTRACT_OK;
-		if (now_ns() > deadline)
-			return ferr("not settled after %d ms: %s", SETTLE_DEADLINE_MS, why);
+		if (now_ns() > deadline) {
+			static struct contract_runlist crl;
+			char ids[160] = "", one[16];
+			unsigned int i;
+
+			if (sg_runlist(ctx, &crl))
+				snprintf(ids, sizeof(ids), "unreadable");
+			for (i = 0; i < crl.n && strlen(ids) + 12 < sizeof(ids); i++) {
+				snprintf(one, sizeof(one), "%s%u:%u", i ? " " : "", crl.tsg[i].id,
+					 crl.tsg[i].channels);
+				strcat(ids, one);
+			}
+			return ferr("not settled after %d ms: %s (runlist now {%s})", SETTLE_DEADLINE_MS,
+				    why, ids);
+		}
 		msleep1();
 	}
 }
