@@ -12,7 +12,7 @@ flags=(-std=c99 -pedantic -Wall -Wextra -Werror -O2)
 gcc "${flags[@]}" -fPIC -shared -o "$out/libcontract.so" "$here/contract.c"
 if command -v clang-14 >/dev/null; then clang-14 "${flags[@]}" -fPIC -c -o "$out/contract-clang.o" "$here/contract.c"; fi
 gcc "${flags[@]}" -o "$out/selftest" "$here/selftest.c" -L"$out" -lcontract -Wl,-rpath,"$out"
-bad=0
+bad=0 cases=0
 # case: mutation, then the scenarios that must FAIL (all others must PASS; SKIPs as listed)
 check() {
   local m=$1; shift
@@ -20,8 +20,9 @@ check() {
   "$out/selftest" "$m" >"$log" 2>&1 || rc=$?
   want=; [ $# = 0 ] || want=$(printf "%s\n" "$@" | sort | tr "\n" " ")
   got=$(awk '$1 == "FAIL" { sub(":", "", $2); print $2 }' "$log" | sort | tr '\n' ' ')
+  cases=$((cases + 1))
   if [ "$want" != "$got" ] || { [ -z "$want" ] && [ $rc != 0 ]; } || { [ -n "$want" ] && [ $rc = 0 ]; }; then
-    echo "MISS ${m:-clean}: want FAIL [${want% }], got FAIL [${got% }] (rc=$rc)"; cat "$log"; bad=1
+    echo "MISS ${m:-clean}: want FAIL [${want% }], got FAIL [${got% }] (rc=$rc)"; cat "$log"; bad=$((bad + 1))
   else
     echo "ok   ${m:-clean}: $(tail -n 1 "$log")${want:+ (failed: ${want% })}"
   fi
@@ -37,5 +38,13 @@ check no-close-rebuild owner-close-leaves
 check stale-channels channels-during-segment
 check no-channel-ops
 check interleave
-grep -q '^SKIP channels-during-segment: ' "$out/selftest-no-channel-ops.log" || { echo "MISS no-channel-ops: no SKIP line"; bad=1; }
-exit $bad
+check retry-once
+cases=$((cases + 3))   # the RETRY and SKIP line checks below
+grep -q '^RETRY recovery-during-segment (attempt 1): fixture asked for a retry in recover: toy: no recovery happened' \
+  "$out/selftest-retry-once.log" || { echo "MISS retry-once: no RETRY line"; bad=$((bad + 1)); }
+check retry-always recovery-during-segment
+[ "$(grep -c '^RETRY recovery-during-segment' "$out/selftest-retry-always.log")" = 2 ] \
+  || { echo "MISS retry-always: want 2 RETRY lines before the FAIL"; bad=$((bad + 1)); }
+grep -q '^SKIP channels-during-segment: ' "$out/selftest-no-channel-ops.log" || { echo "MISS no-channel-ops: no SKIP line"; bad=$((bad + 1)); }
+echo "contract-check: $((cases - bad)) passed, $bad failed (toy cases; the suite has $(grep -c '^PASS' "$out/selftest-clean.log") scenarios)"
+[ "$bad" = 0 ]

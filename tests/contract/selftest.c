@@ -199,7 +199,14 @@ static int f_owner_exit(void *c, int o)
 
 static int f_recover(void *c)
 {
+	static int calls;
+
 	(void)c;
+	/* The retry protocol: a fixture precondition missed once (rerun passes) or always (FAIL). */
+	if ((MUT("retry-once") && calls++ == 0) || MUT("retry-always")) {
+		snprintf(err, sizeof(err), "toy: no recovery happened (%s)", mutation);
+		return CONTRACT_RETRY;
+	}
 	last.n = 0;		/* engines reset, runlist cleared */
 	if (!MUT("no-recovered"))
 		recovered = 1;	/* calls->recovered: gcaps resubmits */
