@@ -5,9 +5,10 @@
  *
  * Plain C99; uses only <stdio.h> and <string.h>; no kernel, nvgpu or VM headers. A backend's
  * test fills a struct contract_fixture with its implementation of the operations below and
- * calls contract_run(). The suite observes only what every driver has: the set of TSGs on the
- * runlist the driver last submitted, each with its number of channel entries. It never looks
- * at the order of the TSGs, timeslices or anything driver-specific.
+ * calls contract_run() (not thread-safe: one run at a time). The suite observes only what every
+ * driver has: the set of TSGs on the runlist the driver last submitted, each with its number of
+ * channel entries. It never looks at the order of the TSGs, timeslices or anything
+ * driver-specific.
  *
  * Return values of the fixture operations:
  *   CONTRACT_OK      done
@@ -35,7 +36,11 @@ struct contract_rl_tsg {
 	unsigned int channels;
 };
 
-/* The runlist the driver last submitted, decoded (any order). */
+/*
+ * The runlist the driver last submitted, decoded: its TSG entries in any order, each with the
+ * channel entries that follow it. A TSG may appear more than once (nvgpu's interleave levels):
+ * the suite compares the set, and fails a TSG listed with two different channel counts.
+ */
 struct contract_runlist {
 	unsigned int n;
 	struct contract_rl_tsg tsg[CONTRACT_RL_MAX];
