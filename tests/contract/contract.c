@@ -36,7 +36,6 @@ struct tsg {
 
 struct sc {
 	const struct contract_fixture *f;
-	FILE *out;
 	char msg[MSG];		/* why the scenario failed or was skipped */
 	int skipped;
 	struct owner o[MAX_OWNERS];
@@ -685,7 +684,6 @@ int contract_run(const struct contract_fixture *f, const char *only, struct cont
 		for (attempt = 1;; attempt++) {
 			memset(&s, 0, sizeof(s));
 			s.f = f;
-			s.out = out;
 			rc = f->reset(f->ctx);
 			if (rc)
 				rc = op_failed(&s, "reset", rc);
