@@ -247,7 +247,7 @@ run_units() {
 	t0=$(now_ms)
 	r_rc=0
 	(cd "$us" && LD_LIBRARY_PATH="build:build/units${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		GCAPS_NVGPU_DUMP="$logs/gcaps-dump.txt" \
+		GCAPS_NVGPU_DUMP="$logs/gcaps-dump.txt" LD_PRELOAD="${r_preload:-}" \
 		timeout 600 ./build/nvgpu_unit --num-threads 1 --no-color \
 		--unit-load-path "$load") >"$logs/run-$name.log" 2>&1 || r_rc=$?
 	t1=$(now_ms)
@@ -261,8 +261,19 @@ run_units() {
 	fi
 }
 
-run_fifo() { run_units "$1" "$2" fifo "${r_mods[@]}"; }
-run_gcaps() { rm -f "$2/gcaps-dump.txt"; run_units "$1" "$2" gcaps nvgpu-gcaps; }
+run_fifo() { r_preload=; run_units "$1" "$2" fifo "${r_mods[@]}"; }
+# Our unit runs with power-count.so preloaded: it counts nvgpu's gk20a_busy()/gk20a_idle()
+# (no-ops in the host safety build) for patch 0003's scenarios.
+run_gcaps() {
+	rm -f "$2/gcaps-dump.txt"
+	if [[ ! -f "$2/power-count.so" || "$here/power-count.c" -nt "$2/power-count.so" ]]; then
+		gcc -shared -fPIC -O1 -Wall -Werror -o "$2/power-count.so" "$here/power-count.c" -ldl ||
+			die "building power-count.so failed"
+	fi
+	r_preload="$2/power-count.so"
+	run_units "$1" "$2" gcaps nvgpu-gcaps
+	r_preload=
+}
 
 # check_run WHAT LOG: the last run_units exited 0 with no failures.
 check_run() {
