@@ -1492,6 +1492,47 @@ out:
 	}
 	return ret;
 }
+
+#ifdef GCAPS_R36
+/*
+ * R36 with a user (GSP) NVS domain: the runlists are GSP's, gcaps's resubmit does nothing (no
+ * build, no register access) and returns 0. Without it, resubmit works again.
+ */
+static int test_resubmit_user_domain(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct nvgpu_nvs_domain *dom = NULL;
+	u32 reads;
+	int err;
+
+	if (start(m, g, 0x1U) != 0) {
+		unit_return_fail(m, "start failed\n");
+	}
+	err = nvgpu_nvs_add_domain(g, "gcaps-user", 100000ULL, 0ULL, &dom);
+	if (err != 0 || dom == NULL) {
+		stop(g);
+		unit_return_fail(m, "adding a user domain failed: %d\n", err);
+	}
+	io_reset();
+	reads = hk.reads;
+	err = nvgpu_gcaps_resubmit(g);
+	if (err != 0 || io.seq != 0U || hk.reads != reads) {
+		unit_err(m, "user domain: resubmit returned %d, %u register accesses, %u builds\n",
+			 err, io.seq, hk.reads - reads);
+		(void)nvgpu_nvs_del_domain(g, dom->id);
+		stop(g);
+		unit_return_fail(m, "resubmit acted while GSP owns the runlists\n");
+	}
+	err = nvgpu_nvs_del_domain(g, dom->id);
+	io_reset();
+	if (err != 0 || resubmitted(m, g, "user domain removed", nvgpu_gcaps_resubmit(g)) != 0 ||
+	    check_submitted(m, g, "user domain removed", 0x1U, true) != 0) {
+		stop(g);
+		unit_return_fail(m, "resubmit after the user domain was removed\n");
+	}
+	stop(g);
+	return UNIT_SUCCESS;
+}
+#endif
 #endif /* GCAPS_PATCHED */
 
 static int test_teardown(struct unit_module *m, struct gk20a *g, void *args)
@@ -1549,6 +1590,9 @@ struct unit_module_test nvgpu_gcaps_tests[] = {
 	UNIT_TEST(stuck_pending, test_stuck_pending, NULL, 0),
 	UNIT_TEST(many_tsgs, test_many_tsgs, NULL, 0),
 	UNIT_TEST(railgate, test_railgate, NULL, 0),
+#ifdef GCAPS_R36
+	UNIT_TEST(resubmit_user_domain, test_resubmit_user_domain, NULL, 0),
+#endif
 #endif
 	UNIT_TEST(teardown, test_teardown, NULL, 0),
 };
