@@ -166,6 +166,7 @@ run_line() {
 	if [[ "$r_passed $r_skipped" != "$stock_passed $stock_skipped" ]]; then
 		die "$line: the patched tree gives $r_passed passed, $r_skipped skipped; stock $stock_passed, $stock_skipped"
 	fi
+	check_recovery_syntax "$ptree" "$line"
 	run_gcaps "$ptree" "$pd" "$line"
 	local g_pass=$r_passed g_fail=$r_failed same=1
 	cmp -s "$dir/stock/gcaps-dump.txt" "$pd/gcaps-dump.txt" || same=0
@@ -226,6 +227,21 @@ build_tree() {
 	fi
 	t1=$(now_ms)
 	b_secs=$(secs $((t1 - t0)))
+}
+
+# check_recovery_syntax TREE LINE: the patched common/rc/rc.c (patch 0003 calls
+# nvgpu_gcaps_recovered() there inside #ifdef CONFIG_NVGPU_RECOVERY, which the host safety build
+# does not define) compiles with it: nvgpu's own compile command for rc.o, -fsyntax-only.
+check_recovery_syntax() {
+	local tree=$1 line=$2 drv="$1/drivers/gpu/nvgpu" cmd
+	cmd=$(make --no-print-directory -n -B -C "$tree/userspace" NVGPU_NEXT_SRC="$here/nvgpu-next" \
+		CC="gcc -I$drv/common" "$tree/userspace/build/libnvgpu/common/rc/rc.o" 2>/dev/null |
+		grep -- ' -c -o ' | head -n 1 | sed 's/--coverage//; s/ -c -o [^ ]* / -fsyntax-only /')
+	[[ -n "$cmd" ]] || die "$line: no compile command for common/rc/rc.c"
+	if ! (cd "$tree/userspace" && eval "nice -n 10 $cmd -DCONFIG_NVGPU_RECOVERY") >"$tree/../rc-recovery.log" 2>&1; then
+		cut -c1-300 "$tree/../rc-recovery.log" | head -n 10 >&2
+		die "$line: common/rc/rc.c does not compile with CONFIG_NVGPU_RECOVERY"
+	fi
 }
 
 # run_units TREE LOGDIR NAME MODULE...: run nvgpu_unit on exactly these modules (a name filter
