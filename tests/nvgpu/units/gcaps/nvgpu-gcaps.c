@@ -41,6 +41,7 @@
 #include <nvgpu/nvgpu_init.h>
 #include <nvgpu/nvgpu_common.h>
 #include <nvgpu/hw/gv11b/hw_fifo_gv11b.h>
+#include <nvgpu/hw/ga10b/hw_runlist_ga10b.h>
 
 #ifdef MOCK_REGS_RUNLIST		/* R36 (see tests/nvgpu/mock-registers.c) */
 #define GCAPS_R36 1
@@ -53,6 +54,9 @@
 #endif
 
 #include "../fifo/nvgpu-fifo-common.h"
+#ifdef GCAPS_PATCHED
+#include "hal/fifo/runlist_fifo_ga10b.h"
+#endif
 
 #define NT		4U	/* TSGs */
 #define MAX_CH		2U	/* channels per TSG at most */
@@ -131,6 +135,8 @@ static struct {
 	u32 polls[MAX_RL];		/* PENDING reads per runlist id */
 	u32 poll_seq[MAX_RL];
 	bool stuck;			/* runlist 0 stays PENDING */
+	u32 legacy;			/* 0x2270/0x2274 writes (gv11b submit registers) */
+	u32 base_hi;			/* ga10b: last submit base hi */
 } io;
 
 /* Copy what nvgpu last submitted on runlist 0; check the submit register's length. */
@@ -801,10 +807,45 @@ static int test_shadow_only(struct unit_module *m, struct gk20a *g, void *args)
 
 static struct nvgpu_posix_io_callbacks rec_cb;
 
+/*
+ * ga10b scenario: each runlist's registers at a synthesized runlist_pri_base (a register space
+ * of our own, outside every space of the gv11b file): GA_RL_BASE + id * GA_RL_STRIDE.
+ */
+#define GA_RL_BASE	0x00c00000U
+#define GA_RL_STRIDE	0x400U
+
+/* A ga10b runlist register: its runlist id, and *off its offset from the runlist's base. */
+static int ga_reg(u32 addr, u32 *off)
+{
+	if (addr < GA_RL_BASE || addr >= GA_RL_BASE + MAX_RL * GA_RL_STRIDE) {
+		return -1;
+	}
+	*off = (addr - GA_RL_BASE) % GA_RL_STRIDE;
+	return (int)((addr - GA_RL_BASE) / GA_RL_STRIDE);
+}
+
 static void rec_writel(struct gk20a *g, struct nvgpu_reg_access *a)
 {
+	u32 off;
+	int ga = ga_reg(a->addr, &off);
+
 	io.seq++;
-	if (a->addr == fifo_runlist_r()) {
+	if (ga >= 0) {
+		u32 id = (u32)ga;
+
+		if (off == runlist_submit_r()) {
+			/* recorded like gv11b's 0x2274 (id [23:20], length [15:0]) for snapshot() */
+			io.submits[id]++;
+			io.submit[id] = (id << 20) | (a->value & 0xffffU);
+			io.submit_seq[id] = io.seq;
+		} else if (off == runlist_submit_base_lo_r()) {
+			io.bases++;
+			io.base = a->value;
+		} else if (off == runlist_submit_base_hi_r()) {
+			io.base_hi = a->value;
+		}
+	} else if (a->addr == fifo_runlist_r()) {
+		io.legacy++;
 		u32 id = (a->value >> 20) & 0xfU;
 
 		if (id < MAX_RL) {
@@ -813,6 +854,7 @@ static void rec_writel(struct gk20a *g, struct nvgpu_reg_access *a)
 			io.submit_seq[id] = io.seq;
 		}
 	} else if (a->addr == fifo_runlist_base_r()) {
+		io.legacy++;
 		io.bases++;
 		io.base = a->value;
 	}
@@ -821,10 +863,19 @@ static void rec_writel(struct gk20a *g, struct nvgpu_reg_access *a)
 
 static void rec_readl(struct gk20a *g, struct nvgpu_reg_access *a)
 {
-	u32 id;
+	u32 id, off;
+	int ga = ga_reg(a->addr, &off);
 
 	io.seq++;
 	a->value = nvgpu_posix_io_readl_reg_space(g, a->addr);
+	if (ga >= 0 && off == runlist_submit_info_r()) {
+		io.polls[ga]++;
+		io.poll_seq[ga] = io.seq;
+		if (io.stuck && ga == 0) {
+			a->value |= runlist_submit_info_pending_true_f();
+		}
+		return;
+	}
 	for (id = 0; id < MAX_RL; id++) {
 		if (a->addr == fifo_eng_runlist_r(id)) {
 			io.polls[id]++;
@@ -1493,6 +1544,111 @@ out:
 	return ret;
 }
 
+/*
+ * ga10b (Orin) submit path: the same fake gv11b GPU, with the runlist HAL's submit and PENDING
+ * ops switched to ga10b's (hal/fifo/runlist_fifo_ga10b_fusa.c: base lo/hi and submit at the
+ * runlist's runlist_pri_base + 0x80/0x84/0x88, PENDING bit 15 at +0x8C) and every active
+ * runlist given a synthesized runlist_pri_base in a register space of our own. A full ga10b
+ * device (top_device_info2, RUNLIST/CHRAM spaces, ga10b FIFO init) is not synthesized (see
+ * README). resubmit: every runlist submitted through the ga10b registers and none through
+ * gv11b's, base lo/hi the buffer's, PENDING polled after the submit, the filtered runlist; a
+ * stuck ga10b PENDING gives -ETIMEDOUT with the power reference dropped, and clears.
+ */
+static int test_ga10b_submit(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct nvgpu_fifo *f = &g->fifo;
+	__typeof__(g->ops.runlist.hw_submit) hw_submit = g->ops.runlist.hw_submit;
+#ifdef GCAPS_R36
+	__typeof__(g->ops.runlist.check_pending) pending = g->ops.runlist.check_pending;
+#else
+	__typeof__(g->ops.runlist.wait_pending) pending = g->ops.runlist.wait_pending;
+#endif
+	u32 pri[MAX_RL], i, id = s.rl->id;
+	struct pw p0;
+	u64 iova;
+	int err, ret = UNIT_FAIL;
+
+	if (nvgpu_posix_io_add_reg_space(g, GA_RL_BASE, MAX_RL * GA_RL_STRIDE) != 0) {
+		unit_return_fail(m, "cannot add the ga10b runlist register space\n");
+	}
+	if (start(m, g, 0xdU) != 0) {
+		nvgpu_posix_io_delete_reg_space(g, GA_RL_BASE);
+		unit_return_fail(m, "start failed\n");
+	}
+	for (i = 0; i < f->num_runlists; i++) {
+		struct nvgpu_runlist *rl = &f->active_runlists[i];
+
+		pri[i] = rl->runlist_pri_base;
+		rl->runlist_pri_base = GA_RL_BASE + rl->id * GA_RL_STRIDE;
+	}
+	g->ops.runlist.hw_submit = ga10b_runlist_hw_submit;
+#ifdef GCAPS_R36
+	g->ops.runlist.check_pending = ga10b_runlist_check_pending;
+#else
+	g->ops.runlist.wait_pending = ga10b_runlist_wait_pending;
+#endif
+
+	io_reset();
+	err = nvgpu_gcaps_resubmit(g);
+	iova = nvgpu_mem_get_addr(g, &s.rl->domain->mem_hw->mem);
+	if (err != 0 || io.legacy != 0U) {
+		unit_err(m, "ga10b: resubmit %d, %u writes to gv11b's submit registers\n", err,
+			 io.legacy);
+		goto out;
+	}
+	for (i = 0; i < f->num_runlists; i++) {
+		if (io.submits[f->active_runlists[i].id] == 0U) {
+			unit_err(m, "ga10b: runlist %u not submitted\n", f->active_runlists[i].id);
+			goto out;
+		}
+	}
+	if ((io.base & ~0x3ffU) != ((((u32)iova) >> 10) << 10) || io.base_hi != (u32)(iova >> 32) ||
+	    io.polls[id] == 0U || io.poll_seq[id] < io.submit_seq[id]) {
+		unit_err(m, "ga10b: base lo 0x%08x hi 0x%08x for 0x%llx, %u PENDING polls\n",
+			 io.base, io.base_hi, (unsigned long long)iova, io.polls[id]);
+		goto out;
+	}
+	if (check_submitted(m, g, "ga10b submit, {L0 M2 L3}", 0xdU, true) != 0) {
+		goto out;
+	}
+
+	io.stuck = true;
+	io_reset();
+	if (power_counts(m, &p0) != 0) {
+		goto out;
+	}
+	err = nvgpu_gcaps_resubmit(g);
+	io.stuck = false;
+	if (err != -ETIMEDOUT || power_delta(m, "ga10b stuck PENDING", &p0, 1, 1, 1) != 0 ||
+	    io.polls[id] == 0U) {
+		unit_err(m, "ga10b stuck PENDING: returned %d, %u polls\n", err, io.polls[id]);
+		goto out;
+	}
+	publish(false, 0x6U);
+	io_reset();
+	if (nvgpu_gcaps_resubmit(g) != 0 ||
+	    check_submitted(m, g, "ga10b, PENDING cleared, {H1 M2}", 0x6U, true) != 0) {
+		goto out;
+	}
+	ret = UNIT_SUCCESS;
+out:
+	g->ops.runlist.hw_submit = hw_submit;
+#ifdef GCAPS_R36
+	g->ops.runlist.check_pending = pending;
+#else
+	g->ops.runlist.wait_pending = pending;
+#endif
+	for (i = 0; i < f->num_runlists; i++) {
+		f->active_runlists[i].runlist_pri_base = pri[i];
+	}
+	stop(g);
+	nvgpu_posix_io_delete_reg_space(g, GA_RL_BASE);
+	if (ret != UNIT_SUCCESS) {
+		unit_return_fail(m, "ga10b submit path\n");
+	}
+	return ret;
+}
+
 #ifdef GCAPS_R36
 /*
  * R36 with a user (GSP) NVS domain: the runlists are GSP's, gcaps's resubmit does nothing (no
@@ -1590,6 +1746,7 @@ struct unit_module_test nvgpu_gcaps_tests[] = {
 	UNIT_TEST(stuck_pending, test_stuck_pending, NULL, 0),
 	UNIT_TEST(many_tsgs, test_many_tsgs, NULL, 0),
 	UNIT_TEST(railgate, test_railgate, NULL, 0),
+	UNIT_TEST(ga10b_submit, test_ga10b_submit, NULL, 0),
 #ifdef GCAPS_R36
 	UNIT_TEST(resubmit_user_domain, test_resubmit_user_domain, NULL, 0),
 #endif
