@@ -25,7 +25,7 @@ mut() {
 	fi
 	find $us/build $us/units -name '*.gcda' -delete
 	(cd $us && LD_LIBRARY_PATH=build:build/units LD_PRELOAD=$pre timeout 300 ./build/nvgpu_unit --num-threads 1 --no-color --unit-load-path $load) >$tmp/mut-$name.log 2>&1
-	echo "$name: rc=$? $(grep -E 'Passing:|Failing:' $tmp/mut-$name.log | tr -s ' ' | tr '\n' ' ') failing: $(sed -n '/Failing tests:/,$p' $tmp/mut-$name.log | grep -o 'nvgpu_gcaps\.[a-z_]*' | sort -u | tr '\n' ' ')"
+	echo "$name: rc=$? $(grep -E 'Passing:|Failing:' $tmp/mut-$name.log | tr -s ' ' | tr '\n' ' ') failing: $(sed -n '/Failing tests:/,$p' $tmp/mut-$name.log | grep -o 'nvgpu_gcaps\.[a-z0-9_]*' | sort -u | tr '\n' ' ')"
 	grep -m2 -E 'E\]|ERR|expected' $tmp/mut-$name.log | cut -c1-200
 	cp $tmp/orig.c $drv/$file
 	touch $drv/$file
