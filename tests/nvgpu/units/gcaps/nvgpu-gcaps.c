@@ -10,7 +10,10 @@
  * On the patched tree (<nvgpu/gcaps.h> present) it also binds a hook and checks the filtered
  * runlists against a model of nvgpu's interleave order, the TSG events the hook receives
  * (replay at bind; open, bind, unbind, release; none once unbound) and, on R36, that a user
- * (GSP) domain leaves the runlist stock.
+ * (GSP) domain leaves the runlist stock. Patch 0003: nvgpu_gcaps_resubmit (submit registers,
+ * PENDING, the power reference counted by the preloaded power-count.so, nothing touched when
+ * powered off), unbind back to stock, recovery, a stuck PENDING bit, 200 more TSGs, railgate
+ * suspend/resume and ga10b's submit HAL.
  *
  * Scenario: four TSGs on runlist 0, in tsgid order (ids 63, 64, 130, 255)
  *   L0 (LOW, 2 channels), H1 (HIGH, 2), M2 (MEDIUM, 2), L3 (LOW, 1)
@@ -1389,6 +1392,7 @@ static int test_many_tsgs(struct unit_module *m, struct gk20a *g, void *args)
 		x.tsg[x.n] = t;
 		x.ch[x.n] = ch;
 		if (nvgpu_tsg_bind_channel(t, ch) != 0) {
+			x.n++;
 			goto fail_setup;
 		}
 		ch->userd_mem = &s.userd;
