@@ -36,6 +36,7 @@ step contract-check tests/contract/check.sh
 step vm-test tests/vm/run.sh
 step vm-test-510 env VM_KERNEL=debug510 tests/vm/run.sh
 step vm-test-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 tests/vm/run.sh
+step nvgpu-linux-glue tests/nvgpu/linux-glue.sh
 step dkms-test tests/dkms-test.sh debug debug510
 step vm-selftest tests/vm/selftest.sh
 
@@ -51,6 +52,7 @@ while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
   done
   sed -nE 's/^vm-selftest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-selftest.log"
   sed -nE 's/^nvgpu-test: [^ ]+ gcaps scenarios: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/nvgpu-test.log"
+  sed -nE 's/^nvgpu-linux-glue: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/nvgpu-linux-glue.log"
   sed -nE 's/^dkms-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/dkms-test.log"
   sed -nE 's/^contract-check: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/contract-check.log"
 )
