@@ -289,3 +289,43 @@ int nvgpu_get_mock_reglist(struct gk20a *g, u32 reg_space,
 	return gcaps_mock_reglist_gv11b(reg_space, iospace);
 }
 #endif
+
+/*
+ * The non-safety ("full") profile, which the L4T kernel build uses and `make nvgpu-test`
+ * builds too (the TSG scheduling setters and recovery exist only there), references OS
+ * functions that nvgpu's POSIX layer does not define. They are not reached by the FIFO and
+ * runlist code the tests drive; each returns a neutral value.
+ */
+#ifdef CONFIG_NVGPU_NON_FUSA
+#include <nvgpu/io.h>
+#include <nvgpu/timers.h>
+
+uintptr_t nvgpu_io_map(struct gk20a *g, uintptr_t addr, size_t size)
+{
+	(void)g;
+	(void)size;
+	return addr;
+}
+
+void nvgpu_io_unmap(struct gk20a *g, uintptr_t ptr, size_t size)
+{
+	(void)g;
+	(void)ptr;
+	(void)size;
+}
+
+#ifdef MOCK_REGS_RUNLIST	/* R36 */
+#include <nvgpu/cic_mon.h>
+
+u64 nvgpu_current_unix_time_us(void)
+{
+	return 0;
+}
+
+int nvgpu_cic_mon_init_epl(struct gk20a *g)
+{
+	(void)g;
+	return 0;
+}
+#endif
+#endif /* CONFIG_NVGPU_NON_FUSA */

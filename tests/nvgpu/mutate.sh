@@ -4,13 +4,22 @@
 # nvgpu's library (incremental), runs our unit module and prints which named tests failed; the
 # source is restored after each one. Every mutation must fail at least one test.
 # MUT_ONLY=<regex> runs only the mutations whose name matches (e.g. MUT_ONLY='^P').
+# MUT_PROFILE=full: the full-profile copy instead, and the F mutations (code only that profile
+# compiles: recovery's call sites in rc.c, the timeslice setters' events).
 set -u
 line=$1
+profile=${MUT_PROFILE:-safety}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 D=$(ls -d "${XDG_CACHE_HOME:-$HOME/.cache}"/gcaps/nvgpu/"$line"-* | head -n 1)
-T=$(ls -d $D/patched-*/nvgpu-$line); us=$T/userspace; drv=$T/drivers/gpu/nvgpu
-load=$(ls -d $D/patched-*/load-gcaps)
-pre=$(ls $D/patched-*/power-count.so)	# run.sh builds it: counts gk20a_busy/gk20a_idle
+kind=patched
+mkflags=()
+if [[ $profile == full ]]; then
+	kind=full
+	mkflags=(NV_BUILD_CONFIGURATION_IS_SAFETY=0 NVGPU_FORCE_SAFETY_PROFILE=0)
+fi
+T=$(ls -d $D/$kind-*/nvgpu-$line); us=$T/userspace; drv=$T/drivers/gpu/nvgpu
+load=$(ls -d $D/$kind-*/load-gcaps)
+pre=$(ls $D/$kind-*/power-count.so)	# run.sh builds it: counts gk20a_busy/gk20a_idle
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mut() {
@@ -19,7 +28,7 @@ mut() {
 	cp $drv/$file $tmp/orig.c
 	sed -i "$expr" $drv/$file
 	if cmp -s $drv/$file $tmp/orig.c; then echo "$name: sed did not change $file"; return; fi
-	if ! nice -n 10 make --no-print-directory -C $us NVGPU_NEXT_SRC=$here/nvgpu-next CC="gcc -I$drv/common" -j2 libnvgpu core >$tmp/mut-build.log 2>&1; then
+	if ! nice -n 10 make --no-print-directory -C $us NVGPU_NEXT_SRC=$here/nvgpu-next CC="gcc -I$drv/common" "${mkflags[@]}" -j2 libnvgpu core >$tmp/mut-build.log 2>&1; then
 		echo "$name: build failed (not run)"; grep -m3 'error' $tmp/mut-build.log | cut -c1-200
 		cp $tmp/orig.c $drv/$file; touch $drv/$file; return
 	fi
@@ -30,6 +39,7 @@ mut() {
 	cp $tmp/orig.c $drv/$file
 	touch $drv/$file
 }
+if [[ $profile == safety ]]; then
 mut M9-filter-when-unbound common/fifo/gcaps.c "/if (hook == NULL) {/,+1s/return false;/return true;/"
 mut M1-wrong-bitmap common/fifo/runlist.c 's|!nvgpu_test_bit((u32)tsgid, domain->gcaps_elig.bits)|!nvgpu_test_bit((u32)tsgid, domain->active_tsgs)|'
 mut M2-hook-ignored common/fifo/gcaps.c 's|^\treturn !out->all;|\treturn false;|'
@@ -62,4 +72,11 @@ if [[ $line == r36* ]]; then
 	mut P9-resubmit-with-user-domain common/fifo/gcaps.c 's|if ((g->scheduler != NULL) \&\& nvgpu_nvs_gsp_usr_domain_present(g)) {|if (false) {|'
 fi
 # final rebuild of the unmutated tree
-nice -n 10 make --no-print-directory -C $us NVGPU_NEXT_SRC=$here/nvgpu-next CC="gcc -I$drv/common" -j2 libnvgpu core >$tmp/mut-build.log 2>&1 && echo restored
+nice -n 10 make --no-print-directory -C $us NVGPU_NEXT_SRC=$here/nvgpu-next CC="gcc -I$drv/common" "${mkflags[@]}" -j2 libnvgpu core >$tmp/mut-build.log 2>&1 && echo restored
+fi
+if [[ $profile == full ]]; then
+	# patch 0003's call sites in common/rc/rc.c (CONFIG_NVGPU_RECOVERY) and patch 0005
+	mut F1-no-recovered-after-rc_fifo_recover common/rc/rc.c '/^void nvgpu_rc_fifo_recover(/,/^}/s|^\tnvgpu_gcaps_recovered(g);|\t(void)0;|'
+	mut F2-no-recovered-after-mmu-fault common/rc/rc.c '/^[a-z].* nvgpu_rc_mmu_fault\(_recovery\)\{0,1\}(struct gk20a/,/^}/s|^\tnvgpu_gcaps_recovered(g);|\t(void)0;|'
+	mut F3-no-timeslice-event common/fifo/tsg.c '/^int nvgpu_tsg_set_timeslice(/,/^}/s|^\tnvgpu_gcaps_tsg_update(g, tsg);|\t(void)0;|'
+fi

@@ -142,22 +142,7 @@ run_line() {
 	phash=$(cat "${series[@]}" | sha256sum | cut -c1-12)
 	local pd="$dir/patched-$phash"
 	local ptree="$pd/nvgpu-$line"
-	if [[ ! -f "$pd.complete" ]]; then
-		rm -rf "$dir"/patched-* "$pd.tmp"
-		mkdir -p "$pd.tmp"
-		cp -a "$pristine" "$pd.tmp/"
-		local p
-		for p in "${series[@]}"; do
-			# --fuzz=0: the series must apply exactly (offsets only).
-			if ! (cd "$pd.tmp/nvgpu-$line" && patch -p1 --fuzz=0 --no-backup-if-mismatch \
-				-s <"$p") >"$pd.tmp.log" 2>&1; then
-				cat "$pd.tmp.log" >&2
-				die "$line: $(basename "$p") does not apply without fuzz"
-			fi
-		done
-		mv "$pd.tmp" "$pd"
-		touch "$pd.complete"
-	fi
+	patched_copy "$pd" patched
 	build_tree "$ptree" "$pd" "$line" || return 1
 	run_fifo "$ptree" "$pd" "$line"
 	echo "$me: $line patched FIFO units: $r_passed passed, $r_failed failed, $r_skipped skipped" \
@@ -166,7 +151,6 @@ run_line() {
 	if [[ "$r_passed $r_skipped" != "$stock_passed $stock_skipped" ]]; then
 		die "$line: the patched tree gives $r_passed passed, $r_skipped skipped; stock $stock_passed, $stock_skipped"
 	fi
-	check_recovery_syntax "$ptree" "$line"
 	run_gcaps "$ptree" "$pd" "$line"
 	local g_pass=$r_passed g_fail=$r_failed same=1
 	cmp -s "$dir/stock/gcaps-dump.txt" "$pd/gcaps-dump.txt" || same=0
@@ -180,12 +164,50 @@ run_line() {
 		"$([[ $same -eq 1 ]] && echo yes || echo NO); on the stock tree $stock_unit passed; run $r_secs s)"
 	[[ $same -eq 1 ]] || die "$line: unbound runlists differ from stock: diff $dir/stock/gcaps-dump.txt $pd/gcaps-dump.txt"
 	check_run "$line gcaps scenarios" "$pd/run-gcaps.log"
+
+	# The full (non-safety) profile, as the L4T kernel build has it: the TSG scheduling setters
+	# and recovery exist only there. Our unit alone (NVIDIA's FIFO units assume the safety
+	# profile's memory setup), on a third copy, keyed by the series' hash like the patched one.
+	local fd="$dir/full-$phash"
+	patched_copy "$fd" full
+	build_tree "$fd/nvgpu-$line" "$fd" "$line" full || return 1
+	run_gcaps "$fd/nvgpu-$line" "$fd" "$line"
+	local f_pass=$r_passed f_fail=$r_failed
+	same=1
+	cmp -s "$dir/stock/gcaps-dump.txt" "$fd/gcaps-dump.txt" || same=0
+	if [[ $same -eq 1 ]]; then f_pass=$((f_pass + 1)); else f_fail=$((f_fail + 1)); fi
+	echo "$me: $line gcaps scenarios (full profile): $f_pass passed, $f_fail failed" \
+		"(the unit on the patched tree built with NVIDIA's non-safety profile, plus unbound runlists" \
+		"identical to stock: $([[ $same -eq 1 ]] && echo yes || echo NO); build $b_secs s, run $r_secs s)"
+	[[ $same -eq 1 ]] || die "$line: full profile: unbound runlists differ from stock: diff $dir/stock/gcaps-dump.txt $fd/gcaps-dump.txt"
+	check_run "$line gcaps scenarios (full profile)" "$fd/run-gcaps.log"
 }
 
-# build_tree TREE LOGDIR LINE: our register file and unit into TREE, then nvgpu's library,
-# runner, FIFO unit modules and our unit. Sets r_mods (module names of the FIFO set), b_secs.
+# patched_copy DIR KIND: DIR/nvgpu-$line = the pristine tree with the line's series applied
+# (once; DIR.complete marks it); other KIND-* copies of this line (an older series) are removed.
+patched_copy() {
+	local d=$1 kind=$2 p
+	[[ -f "$d.complete" ]] && return 0
+	rm -rf "$dir/$kind"-* "$d.tmp"
+	mkdir -p "$d.tmp"
+	cp -a "$pristine" "$d.tmp/"
+	for p in "${series[@]}"; do
+		# --fuzz=0: the series must apply exactly (offsets only).
+		if ! (cd "$d.tmp/nvgpu-$line" && patch -p1 --fuzz=0 --no-backup-if-mismatch \
+			-s <"$p") >"$d.tmp.log" 2>&1; then
+			cat "$d.tmp.log" >&2
+			die "$line: $(basename "$p") does not apply without fuzz"
+		fi
+	done
+	mv "$d.tmp" "$d"
+	touch "$d.complete"
+}
+
+# build_tree TREE LOGDIR LINE [full]: our register file and unit into TREE, then nvgpu's library,
+# runner, FIFO unit modules and our unit (with "full": the non-safety profile, our unit only).
+# Sets r_mods (module names of the FIFO set), b_secs.
 build_tree() {
-	local tree=$1 logs=$2 line=$3
+	local tree=$1 logs=$2 line=$3 profile=${4:-safety}
 	local drv="$tree/drivers/gpu/nvgpu" us="$tree/userspace"
 	mkdir -p "$logs"
 	if [[ -f "$pristine/drivers/gpu/nvgpu/os/posix/mock-registers.c" ]]; then
@@ -202,6 +224,9 @@ build_tree() {
 	# CC carries -I<common>: R36's common/gr/gr.c includes "gr/obj_ctx_priv.h" relative to it.
 	local mk=(nice -n 10 make --no-print-directory -C "$us"
 		NVGPU_NEXT_SRC="$here/nvgpu-next" CC="gcc -I$drv/common")
+	if [[ $profile == full ]]; then
+		mk+=(NV_BUILD_CONFIGURATION_IS_SAFETY=0 NVGPU_FORCE_SAFETY_PROFILE=0)
+	fi
 
 	local t0 t1
 	t0=$(now_ms)
@@ -213,7 +238,7 @@ build_tree() {
 	local units=() u m
 	r_mods=()
 	for u in "${fifo_units[@]}"; do
-		[[ -f "$us/units/$u/Makefile" ]] || continue
+		[[ -f "$us/units/$u/Makefile" && $profile == safety ]] || continue
 		m=$(sed -n 's/^MODULE[[:space:]]*=[[:space:]]*//p' "$us/units/$u/Makefile")
 		[[ -n "$m" ]] || die "$line: no MODULE in units/$u/Makefile"
 		units+=("$us/units/$u")
@@ -227,21 +252,6 @@ build_tree() {
 	fi
 	t1=$(now_ms)
 	b_secs=$(secs $((t1 - t0)))
-}
-
-# check_recovery_syntax TREE LINE: the patched common/rc/rc.c (patch 0003 calls
-# nvgpu_gcaps_recovered() there inside #ifdef CONFIG_NVGPU_RECOVERY, which the host safety build
-# does not define) compiles with it: nvgpu's own compile command for rc.o, -fsyntax-only.
-check_recovery_syntax() {
-	local tree=$1 line=$2 drv="$1/drivers/gpu/nvgpu" cmd
-	cmd=$(make --no-print-directory -n -B -C "$tree/userspace" NVGPU_NEXT_SRC="$here/nvgpu-next" \
-		CC="gcc -I$drv/common" "$tree/userspace/build/libnvgpu/common/rc/rc.o" 2>/dev/null |
-		grep -- ' -c -o ' | head -n 1 | sed 's/--coverage//; s/ -c -o [^ ]* / -fsyntax-only /')
-	[[ -n "$cmd" ]] || die "$line: no compile command for common/rc/rc.c"
-	if ! (cd "$tree/userspace" && eval "nice -n 10 $cmd -DCONFIG_NVGPU_RECOVERY") >"$tree/../rc-recovery.log" 2>&1; then
-		cut -c1-300 "$tree/../rc-recovery.log" | head -n 10 >&2
-		die "$line: common/rc/rc.c does not compile with CONFIG_NVGPU_RECOVERY"
-	fi
 }
 
 # run_units TREE LOGDIR NAME MODULE...: run nvgpu_unit on exactly these modules (a name filter

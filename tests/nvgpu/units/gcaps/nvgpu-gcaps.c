@@ -35,6 +35,7 @@
 #include <nvgpu/channel.h>
 #include <nvgpu/tsg.h>
 #include <nvgpu/runlist.h>
+#include <nvgpu/rc.h>
 #include <nvgpu/enabled.h>
 #include <nvgpu/io.h>
 #include <nvgpu/nvgpu_mem.h>
@@ -65,7 +66,8 @@
 #define MAX_CH		2U	/* channels per TSG at most */
 #define MAX_ENTRIES	64U	/* the scenario needs at most 8 TSG entries + 14 channel entries */
 
-static const u32 levels[NT] = {
+/* Interleave level of each TSG (test_setters changes L0's for a while). */
+static u32 levels[NT] = {
 	NVGPU_FIFO_RUNLIST_INTERLEAVE_LEVEL_LOW,
 	NVGPU_FIFO_RUNLIST_INTERLEAVE_LEVEL_HIGH,
 	NVGPU_FIFO_RUNLIST_INTERLEAVE_LEVEL_MEDIUM,
@@ -390,6 +392,10 @@ static int test_setup(struct unit_module *m, struct gk20a *g, void *args)
 	u32 i, j, nf = 0;
 	int err;
 
+#ifdef CONFIG_NVGPU_DGPU
+	/* Full profile: host memory is the GPU's memory (no vidmem, no PRAMIN accesses). */
+	nvgpu_set_enabled(g, NVGPU_MM_UNIFIED_MEMORY, true);
+#endif
 	if (test_fifo_init_support(m, g, NULL) != UNIT_SUCCESS) {
 		unit_return_fail(m, "FIFO init failed\n");
 	}
@@ -1693,6 +1699,155 @@ static int test_resubmit_user_domain(struct unit_module *m, struct gk20a *g, voi
 	return UNIT_SUCCESS;
 }
 #endif
+
+#ifdef CONFIG_NVGPU_CHANNEL_TSG_SCHEDULING
+/*
+ * Full profile: nvgpu's TSG setters (the TSG ioctls' and the sched device's) during a segment.
+ * A timeslice change reaches gcaps as a tsg_update carrying the new timeslice (patch 0005), and
+ * the setter's own reload is filtered: only the eligible TSGs, the changed TSG's header with
+ * the new timeslice, the others' blocks as before. An interleave change reorders the eligible
+ * TSGs as nvgpu's builder does, the filter kept. Both restored at the end.
+ */
+static int test_setters(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct nvgpu_tsg *t = s.tsg[0];		/* L0 */
+	u32 ts0 = t->timeslice_us, hdr0 = s.ref[0][0];
+	struct rl_view v;
+	int order[2U * MAX_ENTRIES], n, err;
+
+	/* The limits Linux's driver_common.c sets (sysfs-tunable there); the host leaves them 0. */
+	g->tsg_timeslice_min_us = 1000U;
+	g->tsg_timeslice_max_us = 50000U;
+	if (start(m, g, 0x3U) != 0) {		/* {L0 H1} */
+		unit_return_fail(m, "start failed\n");
+	}
+	err = nvgpu_tsg_set_timeslice(t, 2 * ts0);
+	if (err != 0) {
+		unit_err(m, "nvgpu_tsg_set_timeslice: %d\n", err);
+		goto fail;
+	}
+	if (hk.nev != 1U || hk.ev[0].kind != 'U' || hk.ev[0].tsgid != t->tsgid ||
+	    hk.ev[0].timeslice_us != 2 * ts0 || hk.ev[0].num_channels != nch[0]) {
+		unit_err(m, "timeslice %u us: %u events, the first %c tsgid %u timeslice %u\n",
+			 2 * ts0, hk.nev, hk.nev ? hk.ev[0].kind : '-',
+			 hk.nev ? hk.ev[0].tsgid : 0U, hk.nev ? hk.ev[0].timeslice_us : 0U);
+		goto fail;
+	}
+	/* The setter's reload: {L0 H1}, L0's header no longer the stock block's, H1's unchanged. */
+	s.have_ref = false;
+	n = snapshot(m, g, &v) == 0 ? decode(m, g, &v, order) : -1;
+	s.have_ref = true;
+	if (n != 2 || !((order[0] == 1 && order[1] == 0) || (order[0] == 0 && order[1] == 1))) {
+		unit_err(m, "after the timeslice setter: %d TSGs listed, expected {L0 H1}\n", n);
+		goto fail;
+	} else {
+		u32 e0 = order[0] == 0 ? 0U : 1U + nch[1];
+		u32 e1 = order[0] == 1 ? 0U : 1U + nch[0];
+
+		if (v.w[e0][0] == hdr0 ||
+		    memcmp(v.w[e1], s.ref[1], (size_t)(1U + nch[1]) * 16U) != 0) {
+			unit_err(m, "after the timeslice setter: L0 header 0x%08x (stock 0x%08x), H1 block %s\n",
+				 v.w[e0][0], hdr0,
+				 memcmp(v.w[e1], s.ref[1], (size_t)(1U + nch[1]) * 16U) ? "changed" : "kept");
+			goto fail;
+		}
+	}
+	if (nvgpu_tsg_set_timeslice(t, ts0) != 0 ||
+	    check_submitted(m, g, "timeslice restored, {L0 H1}", 0x3U, true) != 0) {
+		goto fail;
+	}
+	/* L0 to HIGH: with {L0 H1 M2} the interleaved order becomes H1 L0 M2 H1 L0 (tsgid order). */
+	if (nvgpu_tsg_set_interleave(t, NVGPU_FIFO_RUNLIST_INTERLEAVE_LEVEL_HIGH) != 0) {
+		unit_err(m, "nvgpu_tsg_set_interleave failed\n");
+		goto fail;
+	}
+	levels[0] = NVGPU_FIFO_RUNLIST_INTERLEAVE_LEVEL_HIGH;
+	publish(false, 0x7U);
+	if (nvgpu_gcaps_resubmit(g) != 0 ||
+	    check_submitted(m, g, "L0 HIGH, {L0 H1 M2}", 0x7U, true) != 0) {
+		goto fail_level;
+	}
+	levels[0] = NVGPU_FIFO_RUNLIST_INTERLEAVE_LEVEL_LOW;
+	if (nvgpu_tsg_set_interleave(t, levels[0]) != 0 ||
+	    check_submitted(m, g, "L0 LOW again (the setter's reload), {L0 H1 M2}", 0x7U, true) != 0) {
+		goto fail;
+	}
+	stop(g);
+	return UNIT_SUCCESS;
+fail_level:
+	levels[0] = NVGPU_FIFO_RUNLIST_INTERLEAVE_LEVEL_LOW;
+	(void)nvgpu_tsg_set_interleave(t, levels[0]);
+fail:
+	(void)nvgpu_tsg_set_timeslice(t, ts0);
+	stop(g);
+	unit_return_fail(m, "setters scenario failed\n");
+}
+#endif /* CONFIG_NVGPU_CHANNEL_TSG_SCHEDULING */
+
+#ifdef CONFIG_NVGPU_RECOVERY
+/*
+ * Full profile: nvgpu's own recovery entry points (common/rc/rc.c) deliver recovered() after
+ * g->ops.fifo.recover(). The HAL's recover is replaced by what gv11b_fifo_recover does to the
+ * runlist (clear it under every runlist lock), so that the fake GPU's engines are not reset
+ * and the scenario's TSGs not aborted.
+ */
+static u32 stub_recovers;
+
+static void stub_recover(struct gk20a *g, u32 act_eng_bitmask, u32 id, unsigned int id_type,
+			 unsigned int rc_type, struct mmu_fault_info *mmfault)
+{
+	(void)act_eng_bitmask;
+	(void)id;
+	(void)id_type;
+	(void)rc_type;
+	(void)mmfault;
+	nvgpu_runlist_lock_active_runlists(g);
+	(void)nvgpu_runlist_update_locked(g, s.rl, s.rl->domain, NULL, false, false);
+	nvgpu_runlist_unlock_active_runlists(g);
+	stub_recovers++;
+}
+
+static int test_recovery_rc(struct unit_module *m, struct gk20a *g, void *args)
+{
+	void (*orig)(struct gk20a *, u32, u32, unsigned int, unsigned int,
+		     struct mmu_fault_info *) = g->ops.fifo.recover;
+	void (*orig_flush)(struct gk20a *) = g->ops.ltc.flush;
+
+	if (start(m, g, 0x3U) != 0) {
+		unit_return_fail(m, "start failed\n");
+	}
+	g->ops.fifo.recover = stub_recover;
+	g->ops.ltc.flush = NULL;	/* the fake GPU has no L2 registers */
+	stub_recovers = 0;
+	nvgpu_rc_fifo_recover(g, 0U, INVAL_ID, false, false, false, RC_TYPE_FORCE_RESET);
+	if (stub_recovers != 1U || hk.recovered != 1U || s.rl->domain->mem_hw->count != 0U) {
+		unit_err(m, "nvgpu_rc_fifo_recover: recover ran %u times, recovered() %u, %u entries\n",
+			 stub_recovers, hk.recovered, s.rl->domain->mem_hw->count);
+		goto fail;
+	}
+	io_reset();
+	if (resubmitted(m, g, "gcaps's resubmit after nvgpu_rc_fifo_recover",
+			nvgpu_gcaps_resubmit(g)) != 0 ||
+	    check_submitted(m, g, "gcaps's resubmit after nvgpu_rc_fifo_recover", 0x3U, true) != 0) {
+		goto fail;
+	}
+	(void)nvgpu_rc_mmu_fault(g, 0U, INVAL_ID, ID_TYPE_UNKNOWN, RC_TYPE_MMU_FAULT, NULL);
+	if (stub_recovers != 2U || hk.recovered != 2U) {
+		unit_err(m, "nvgpu_rc_mmu_fault: recover ran %u times, recovered() %u\n",
+			 stub_recovers, hk.recovered);
+		goto fail;
+	}
+	g->ops.fifo.recover = orig;
+	g->ops.ltc.flush = orig_flush;
+	stop(g);
+	return UNIT_SUCCESS;
+fail:
+	g->ops.fifo.recover = orig;
+	g->ops.ltc.flush = orig_flush;
+	stop(g);
+	unit_return_fail(m, "recovery through rc.c failed\n");
+}
+#endif /* CONFIG_NVGPU_RECOVERY */
 #endif /* GCAPS_PATCHED */
 
 static int test_teardown(struct unit_module *m, struct gk20a *g, void *args)
@@ -1753,6 +1908,12 @@ struct unit_module_test nvgpu_gcaps_tests[] = {
 	UNIT_TEST(ga10b_submit, test_ga10b_submit, NULL, 0),
 #ifdef GCAPS_R36
 	UNIT_TEST(resubmit_user_domain, test_resubmit_user_domain, NULL, 0),
+#endif
+#ifdef CONFIG_NVGPU_CHANNEL_TSG_SCHEDULING
+	UNIT_TEST(setters, test_setters, NULL, 0),
+#endif
+#ifdef CONFIG_NVGPU_RECOVERY
+	UNIT_TEST(recovery_rc, test_recovery_rc, NULL, 0),
 #endif
 #endif
 	UNIT_TEST(teardown, test_teardown, NULL, 0),
