@@ -99,8 +99,7 @@ compile_error!("gcaps-contract-host: 64-bit only (gcaps.ko requires BITS_PER_LON
 const _: () = assert!(GCAPS_BE_MAX_TSGS as usize == MAX_TSGS);
 // The published bit set covers every TSG id.
 const _: () = assert!(
-    std::mem::size_of::<gcaps_be_eligible>()
-        >= std::mem::size_of::<u64>() * (2 + TSG_WORDS)
+    std::mem::size_of::<gcaps_be_eligible>() >= std::mem::size_of::<u64>() * (2 + TSG_WORDS)
 );
 
 /// Linux error numbers this host adds to [`Errno`]'s (the same on x86_64 and arm64).
