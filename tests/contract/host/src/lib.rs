@@ -191,11 +191,11 @@ pub struct DecisionOut {
 }
 
 /// `GCAPS_HOST_IDLE`: no open segment.
-pub const STATE_IDLE: c_int = uapi::STATE_IDLE as c_int;
+pub const GCAPS_HOST_IDLE: c_int = uapi::STATE_IDLE as c_int;
 /// `GCAPS_HOST_RUNNING`: the segment runs (its TSGs are eligible).
-pub const STATE_RUNNING: c_int = uapi::STATE_RUNNING as c_int;
+pub const GCAPS_HOST_RUNNING: c_int = uapi::STATE_RUNNING as c_int;
 /// `GCAPS_HOST_PENDING`: the segment waits for a higher-priority one.
-pub const STATE_PENDING: c_int = uapi::STATE_PENDING as c_int;
+pub const GCAPS_HOST_PENDING: c_int = uapi::STATE_PENDING as c_int;
 
 // ------------------------------------------------------------------ state
 
