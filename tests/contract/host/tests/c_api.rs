@@ -1,0 +1,192 @@
+//! The C side: `include/gcaps_host.h` and `include/gcaps_backend_user.h` compile cleanly as C11
+//! (`-Wall -Wextra -Wpedantic -Werror`) and the header as C++; a C driver (`tests/c/scenario.c`)
+//! links against `libgcaps_contract_host.a` and runs; the C compiler's layouts of the API's
+//! structs equal the Rust ones; and the static library links into a `gcc -shared -fPIC` shared
+//! object that a program loads with `dlopen` and runs the same scenario in (nvgpu's unit
+//! modules are such shared objects).
+use std::mem::{offset_of, size_of};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Once;
+
+use gcaps_contract_host::{Counters, DecisionOut};
+
+fn here() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn target_dir() -> PathBuf {
+    // target/<profile>/deps/c_api-<hash>
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+/// Builds libgcaps_contract_host.a (cargo builds no staticlib for integration tests).
+fn static_lib() -> PathBuf {
+    static BUILD: Once = Once::new();
+    let dir = target_dir();
+    BUILD.call_once(|| {
+        let mut cargo = Command::new(env!("CARGO"));
+        cargo.args([
+            "build",
+            "--quiet",
+            "--locked",
+            "-p",
+            "gcaps-contract-host",
+            "--lib",
+        ]);
+        if dir.file_name().is_some_and(|n| n == "release") {
+            cargo.arg("--release");
+        }
+        assert!(
+            cargo.status().unwrap().success(),
+            "cargo build -p gcaps-contract-host failed"
+        );
+    });
+    let lib = dir.join("libgcaps_contract_host.a");
+    assert!(lib.exists(), "{} missing after cargo build", lib.display());
+    lib
+}
+
+fn out(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+fn run(cmd: &mut Command) -> String {
+    let o = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        o.status.success(),
+        "{cmd:?} failed ({}):\n{}{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+const CFLAGS: [&str; 5] = ["-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror"];
+const LIBS: [&str; 3] = ["-lpthread", "-ldl", "-lm"];
+
+/// `name=value` pairs of the line starting with `what`.
+fn fields(stdout: &str, what: &str) -> Vec<(String, usize)> {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with(what))
+        .unwrap_or_else(|| panic!("no {what} line in {stdout}"));
+    line.split_whitespace()
+        .skip(1)
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap();
+            (k.to_string(), v.parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn c_driver_links_runs_and_sees_the_rust_layouts() {
+    let lib = static_lib();
+    let exe = out("api");
+    run(Command::new("gcc")
+        .args(CFLAGS)
+        .arg("-I")
+        .arg(here().join("include"))
+        .arg(here().join("tests/c/api.c"))
+        .arg(here().join("tests/c/scenario.c"))
+        .arg(&lib)
+        .args(LIBS)
+        .arg("-o")
+        .arg(&exe));
+    let stdout = run(&mut Command::new(&exe));
+    assert!(stdout.ends_with("gcaps_host.h: ok\n"), "{stdout}");
+
+    macro_rules! rust_layout {
+        ($t:ty, $($f:ident),*) => {
+            vec![("size".to_string(), size_of::<$t>()),
+                 $((stringify!($f).to_string(), offset_of!($t, $f))),*]
+        };
+    }
+    let counters = rust_layout!(
+        Counters,
+        resubmits,
+        resubmit_errors,
+        resubmit_timeouts,
+        recoveries,
+        events,
+        begins,
+        ends,
+        ends_by_close,
+        preemptions,
+        resumes,
+        publishes,
+        generation,
+        detaches,
+        registrations,
+        unregistrations,
+        violations,
+        warnings,
+        trace_events,
+        bound,
+        loaded,
+        clients,
+        tsgs
+    );
+    assert_eq!(fields(&stdout, "counters"), counters);
+    let decision = rust_layout!(DecisionOut, generation, all, pad, bits);
+    assert_eq!(fields(&stdout, "decision"), decision);
+    let states = format!(
+        "states {} {} {} words {}",
+        gcaps_contract_host::GCAPS_HOST_IDLE,
+        gcaps_contract_host::GCAPS_HOST_RUNNING,
+        gcaps_contract_host::GCAPS_HOST_PENDING,
+        gcaps_core::TSG_WORDS
+    );
+    assert!(stdout.lines().any(|l| l == states), "{stdout}");
+}
+
+#[test]
+fn header_compiles_as_cxx() {
+    let src = out("header.cc");
+    std::fs::write(
+        &src,
+        "#include \"gcaps_backend_user.h\"\n#include \"gcaps_host.h\"\nint main() { return \
+         gcaps_host_is_err(nullptr); }\n",
+    )
+    .unwrap();
+    run(Command::new("g++")
+        .args([
+            "-std=c++11",
+            "-fsyntax-only",
+            "-Wall",
+            "-Wextra",
+            "-Wpedantic",
+            "-Werror",
+        ])
+        .arg("-I")
+        .arg(here().join("include"))
+        .arg(&src));
+}
+
+#[test]
+fn staticlib_links_into_a_shared_object() {
+    let lib = static_lib();
+    let so = out("libgcaps_scenario.so");
+    run(Command::new("gcc")
+        .args(CFLAGS)
+        .args(["-shared", "-fPIC", "-Wl,--no-undefined"])
+        .arg("-I")
+        .arg(here().join("include"))
+        .arg(here().join("tests/c/scenario.c"))
+        .arg(&lib)
+        .args(LIBS)
+        .arg("-o")
+        .arg(&so));
+    let exe = out("so_main");
+    run(Command::new("gcc")
+        .args(CFLAGS)
+        .arg(here().join("tests/c/so_main.c"))
+        .arg("-ldl")
+        .arg("-o")
+        .arg(&exe));
+    let stdout = run(Command::new(&exe).arg(&so));
+    assert_eq!(stdout, "shared object: ok\n");
+}
