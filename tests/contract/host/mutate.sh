@@ -14,9 +14,9 @@ mutations=(
 "M03-events-not-recorded%src/lib.rs%set_bit(&mut e.dirty, t, true);%let _ = &mut e.dirty;%contract"
 "M04-publish-forgets-released%src/lib.rs%*o = w & !r;%*o = *w; let _ = r;%contract"
 "M05-release-not-off-at-once%src/lib.rs%set_bit(&mut s.words, t, false);%let _ = &mut s.words;%contract"
-"M06-resubmit-not-called%src/lib.rs%let rc = unsafe { f(b.drv) };%let rc = { let _ = f; 0 };%contract"
+"M06-resubmit-not-called%src/lib.rs%let rc = unsafe { f(b.drv) };%let rc: c_int = { let _ = f; 0 };%contract"
 "M07-work-in-resubmit-edeadlk%src/lib.rs%if e == EDEADLK { EAGAIN } else { e }%e%contract"
-"M08-recovered-dropped%src/lib.rs%lock(&EVENTS).recovered = true;%let _ = lock(&EVENTS);%contract"
+"M08-recovered-dropped%src/lib.rs%lock(&EVENTS).recovered = true;%drop(lock(&EVENTS));%contract"
 "M09-no-detach%src/lib.rs%unsafe { detach(drv) };%let _ = (detach, drv);%contract"
 "M10-unregister-noop%src/lib.rs%if g.forget() {%if false {%contract"
 "M11-exit-not-marked%src/lib.rs%g.exits.mark(f.r.slot);%let _ = f;%contract"
@@ -54,7 +54,7 @@ for m in "${mutations[@]}"; do
 	out=$(timeout 300 nice cargo test --locked -p gcaps-contract-host --test "$target" 2>&1)
 	rc=$?
 	git checkout -q -- "$file"
-	failed=$(grep -oE '^test [a-z_]+ \.\.\. FAILED' <<<"$out" | awk '{print $2}' | tr '\n' ' ')
+	failed=$(sed -n '/^failures:$/,/^test result/p' <<<"$out" | grep -E '^    [a-z_0-9]+$' | sort -u | tr -d ' ' | tr '\n' ' ')
 	if [ $rc -eq 0 ]; then
 		echo "$name: NOT CAUGHT"
 		fail=1

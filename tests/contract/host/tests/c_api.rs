@@ -166,6 +166,27 @@ fn header_compiles_as_cxx() {
         .arg(&src));
 }
 
+/// A translation unit with nvgpu's own kernel-style types (`<nvgpu/types.h>` on POSIX:
+/// `u64` is `unsigned long long`) includes the contract with `GCAPS_HAVE_KERNEL_TYPES`.
+#[test]
+fn contract_header_with_the_drivers_own_u32_u64() {
+    let src = out("nvgpu_types.c");
+    std::fs::write(
+        &src,
+        "typedef unsigned int u32;\ntypedef unsigned long long u64;\n#define \
+         GCAPS_HAVE_KERNEL_TYPES\n#include \"gcaps_backend_user.h\"\n#include \
+         \"gcaps_host.h\"\n_Static_assert(sizeof(struct gcaps_be_eligible) == 144, \
+         \"layout\");\n_Static_assert(GCAPS_BE_MAX_TSGS == 64 * GCAPS_HOST_TSG_WORDS, \
+         \"words\");\n",
+    )
+    .unwrap();
+    run(Command::new("gcc")
+        .args(CFLAGS)
+        .args(["-fsyntax-only", "-I"])
+        .arg(here().join("include"))
+        .arg(&src));
+}
+
 #[test]
 fn staticlib_links_into_a_shared_object() {
     let lib = static_lib();

@@ -433,6 +433,29 @@ fn a_release_leaves_the_published_set_at_once() {
 }
 
 #[test]
+fn an_id_released_during_an_update_stays_off_its_later_publish() {
+    let _g = fresh();
+    bound_with_tsgs();
+    let b = rt_client(200, 60);
+    assert_eq!(gcaps_host_begin(b, 0), GCAPS_HOST_RUNNING);
+    let a = rt_client(100, 70);
+    // A's begin first applies the pending recovery (a resubmit, in which the driver releases
+    // TSG 2), then preempts B: the decision the policy publishes still has A's old TSG 2 (the
+    // release is not applied yet), the snapshot must not.
+    drv().recovered();
+    drv().hook = Some(|d| d.release(2));
+    assert_eq!(gcaps_host_begin(a, 0), GCAPS_HOST_RUNNING);
+    assert_eq!(decision().unwrap().ids(), vec![1, 2]);
+    assert_eq!(published().ids(), vec![1]);
+    assert_eq!(seen().last().unwrap().ids, vec![1]);
+    assert_eq!(counters().resubmits, 3);
+    // Applied by the work item: the decision loses it too.
+    assert_eq!(gcaps_host_run_work(), 0);
+    assert_eq!(decision().unwrap().ids(), vec![1]);
+    assert_eq!(published().ids(), vec![1]);
+}
+
+#[test]
 fn calls_from_inside_resubmit_are_recorded_not_applied() {
     let _g = fresh();
     bound_with_tsgs();
