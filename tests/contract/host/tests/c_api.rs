@@ -144,26 +144,33 @@ fn c_driver_links_runs_and_sees_the_rust_layouts() {
 }
 
 #[test]
-fn header_compiles_as_cxx() {
+fn header_compiles_and_links_as_cxx() {
+    let lib = static_lib();
     let src = out("header.cc");
     std::fs::write(
         &src,
-        "#include \"gcaps_backend_user.h\"\n#include \"gcaps_host.h\"\nint main() { return \
-         gcaps_host_is_err(nullptr); }\n",
+        "#include \"gcaps_backend_user.h\"\n#include \"gcaps_host.h\"\nint main() {\n\
+         \tgcaps_host_set_time_ns(7);\n\treturn gcaps_host_is_err(nullptr) || \
+         gcaps_host_time_ns() != 7;\n}\n",
     )
     .unwrap();
+    let exe = out("header_cxx");
     run(Command::new("g++")
         .args([
             "-std=c++11",
-            "-fsyntax-only",
             "-Wall",
             "-Wextra",
             "-Wpedantic",
             "-Werror",
+            "-I",
         ])
-        .arg("-I")
         .arg(here().join("include"))
-        .arg(&src));
+        .arg(&src)
+        .arg(&lib)
+        .args(LIBS)
+        .arg("-o")
+        .arg(&exe));
+    run(&mut Command::new(&exe));
 }
 
 /// A translation unit with nvgpu's own kernel-style types (`<nvgpu/types.h>` on POSIX:
