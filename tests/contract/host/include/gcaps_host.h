@@ -55,9 +55,9 @@ long gcaps_host_ptr_err(const void *ptr);
 
 /*
  * gcaps.ko's module exit: with a driver bound, calls ops->detach(drv) holding the update lock,
- * then forgets the driver. Every client is gone; later calls fail with -ENODEV and
- * gcaps_backend_register() with ERR_PTR(-ENODEV) until gcaps_host_load(). Counters stay
- * readable. Returns 1 if a driver was detached, 0 if none was bound (or not loaded).
+ * then forgets the driver. Every client is closed (segments ended); later calls fail with
+ * -ENODEV and gcaps_backend_register() with ERR_PTR(-ENODEV) until gcaps_host_load().
+ * Counters stay readable. Returns 1 if a driver was detached, 0 if none was bound (or not loaded).
  */
 int gcaps_host_unload(void);
 /*

@@ -835,7 +835,7 @@ pub extern "C" fn gcaps_host_ptr_err(ptr: *const c_void) -> c_long {
 
 /// `gcaps_host_unload`: gcaps.ko's module exit: with a driver bound, calls `ops->detach(drv)`
 /// holding the update lock, then forgets it (publishing the decision without its TSGs); every
-/// client is gone, later calls fail with `-ENODEV` and `gcaps_backend_register` with
+/// client is closed (its segment ended), later calls fail with `-ENODEV` and `gcaps_backend_register` with
 /// `ERR_PTR(-ENODEV)` until `gcaps_host_load`. The counters stay readable. Returns 1 if a
 /// driver was detached, 0 if none was bound or gcaps was not loaded, `-EDEADLK` from inside
 /// `ops->resubmit`/`ops->detach`.
@@ -862,7 +862,13 @@ fn unload() -> Result<c_int, Errno> {
         g.forget();
         detached = 1;
     }
-    g.files.clear();
+    // gcaps.ko cannot unload with files open; here their clients go with it (segments ended,
+    // nothing to resubmit: the driver is gone).
+    let files = std::mem::take(&mut g.files);
+    let (core, mut env, _) = g.parts();
+    for f in files {
+        core.release(&mut env, f.r);
+    }
     g.loaded = false;
     Ok(detached)
 }

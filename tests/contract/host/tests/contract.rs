@@ -554,6 +554,11 @@ fn unload_detaches_the_driver_and_load_starts_afresh() {
     let c = counters();
     assert_eq!((c.detaches, c.bound, c.loaded, c.violations), (1, 0, 0, 0));
     assert_eq!(
+        (c.clients, c.ends_by_close),
+        (0, 1),
+        "clients closed at unload"
+    );
+    assert_eq!(
         c.unregistrations, 0,
         "the racing unregister must find nothing to do"
     );
