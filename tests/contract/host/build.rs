@@ -32,4 +32,25 @@ fn main() {
     bindings
         .write_to_file(out.join("backend.rs"))
         .expect("write OUT_DIR/backend.rs");
+
+    // Fields of the contract's later ABIs, by name (never by position): ABI 2 adds `flags` to
+    // `struct gcaps_be_tsg` (passed to the core) and `detail`/`runlists` to
+    // `struct gcaps_backend_ops` (validated at registration, as gcaps.ko does).
+    let text = bindings.to_string();
+    let has = |strukt: &str, field: &str| {
+        let start = format!("pub struct {strukt} {{");
+        text.find(&start).is_some_and(|i| {
+            let body = &text[i + start.len()..];
+            let body = &body[..body.find('}').unwrap_or(body.len())];
+            body.contains(&format!("pub {field}:"))
+        })
+    };
+    println!("cargo::rustc-check-cfg=cfg(gcaps_be_tsg_flags)");
+    println!("cargo::rustc-check-cfg=cfg(gcaps_be_ops_detail)");
+    if has("gcaps_be_tsg", "flags") {
+        println!("cargo::rustc-cfg=gcaps_be_tsg_flags");
+    }
+    if has("gcaps_backend_ops", "detail") && has("gcaps_backend_ops", "runlists") {
+        println!("cargo::rustc-cfg=gcaps_be_ops_detail");
+    }
 }

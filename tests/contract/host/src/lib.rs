@@ -276,21 +276,26 @@ impl Snap {
     };
 }
 
+/// One TSG's latest report (`struct gcaps_ev_slot` of the C glue: the driver's struct as it
+/// passed it, whatever fields its ABI has, and whether the TSG exists).
+#[derive(Clone, Copy)]
+struct Slot {
+    tsg: gcaps_be_tsg,
+    present: bool,
+}
+
 /// The per-TSG event table (`gcaps_ev_table` of the C glue): the latest state per TSG id.
 struct Events {
-    table: [TsgEvent; MAX_TSGS],
+    table: [Slot; MAX_TSGS],
     dirty: [u64; TSG_WORDS],
     recovered: bool,
 }
 
-const NO_EVENT: TsgEvent = TsgEvent {
-    start: 0,
-    tsgid: 0,
-    tgid: 0,
-    timeslice_us: 0,
-    num_channels: 0,
-    present: 0,
-    pad: 0,
+const NO_EVENT: Slot = Slot {
+    // SAFETY: `struct gcaps_be_tsg` is plain integers (bindgen's layout tests): all-zero is
+    // valid.
+    tsg: unsafe { std::mem::zeroed() },
+    present: false,
 };
 
 impl Events {
@@ -551,9 +556,8 @@ impl Host for Env<'_> {
         let (w, word) = e.dirty.iter().enumerate().find(|(_, w)| **w != 0)?;
         let t = w * 64 + word.trailing_zeros() as usize;
         set_bit(&mut e.dirty, t, false);
-        let mut ev = e.table.get(t).copied()?;
-        ev.tsgid = u32::try_from(t).ok()?;
-        Some(ev)
+        let s = e.table.get(t).copied()?;
+        Some(tsg_event(u32::try_from(t).ok()?, &s))
     }
 
     fn take_recovered(&mut self) -> bool {
@@ -634,8 +638,12 @@ unsafe fn register(
     }
     // SAFETY: Not NULL, and valid by the caller's guarantee.
     let o = unsafe { &*ops };
-    if o.abi != GCAPS_BACKEND_ABI || o.name.is_null() || o.resubmit.is_none() || o.detach.is_none()
-    {
+    // gcaps.ko's order: the ABI before any field a later ABI added.
+    if o.abi != GCAPS_BACKEND_ABI || o.resubmit.is_none() || o.detach.is_none() {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: `ops` is valid, so are its strings (caller's guarantee).
+    if !unsafe { ops_strings_ok(o) } {
         return Err(Errno::EINVAL);
     }
     let mut g = live()?;
@@ -653,6 +661,59 @@ unsafe fn register(
     Ok(())
 }
 
+/// ABI 1: `name` is not NULL.
+///
+/// # Safety
+///
+/// None (nothing is dereferenced); `unsafe` for the ABI 2 variant's signature.
+#[cfg(not(gcaps_be_ops_detail))]
+unsafe fn ops_strings_ok(o: &gcaps_backend_ops) -> bool {
+    !o.name.is_null()
+}
+
+/// ABI 2 (gcaps.ko's `gcaps_be_check_ops`): `name` 1..31 and `detail` 0..63 printable ASCII
+/// characters (`GCAPS_BE_NAME_MAX`, `GCAPS_BE_DETAIL_MAX` with the NUL), `runlists` not 0.
+///
+/// # Safety
+///
+/// `o.name` and `o.detail` are NULL or NUL-terminated strings.
+#[cfg(gcaps_be_ops_detail)]
+unsafe fn ops_strings_ok(o: &gcaps_backend_ops) -> bool {
+    // SAFETY: The strings are valid (function contract).
+    unsafe {
+        string_ok(o.name, backend::GCAPS_BE_NAME_MAX as usize, true)
+            && string_ok(o.detail, backend::GCAPS_BE_DETAIL_MAX as usize, false)
+    }
+    &&o.runlists != 0
+}
+
+/// A string of 1 (0 if not `nonempty`) .. `max - 1` printable ASCII characters (the glue's
+/// `gcaps_be_string_ok`).
+///
+/// # Safety
+///
+/// `s` is NULL or a NUL-terminated string (at most `max` bytes are read).
+#[cfg(gcaps_be_ops_detail)]
+unsafe fn string_ok(s: *const std::ffi::c_char, max: usize, nonempty: bool) -> bool {
+    if s.is_null() {
+        return false;
+    }
+    let mut n = 0;
+    while n < max {
+        // SAFETY: Byte `n` is within the string or its NUL: every byte before it was not NUL,
+        // and `n < max` bounds the read like `strnlen`.
+        let c = unsafe { *s.add(n) } as u8;
+        if c == 0 {
+            return n > 0 || !nonempty;
+        }
+        if !(0x20..=0x7e).contains(&c) {
+            return false;
+        }
+        n += 1;
+    }
+    false
+}
+
 /// Whether `be` is the handle of a bound driver (else counts a violation).
 fn check_be(be: *mut gcaps_backend, what: &str) -> bool {
     if be != handle() {
@@ -666,6 +727,28 @@ fn check_be(be: *mut gcaps_backend, what: &str) -> bool {
     true
 }
 
+/// The core's event of TSG `t` from its table slot (`gcaps_glue_ev_next` of the C glue). Fields
+/// are named, never positional: with the contract's ABI 2 (`struct gcaps_be_tsg` with
+/// `flags`, and the core's `TsgEvent` with it) `build.rs` sets `gcaps_be_tsg_flags` and the
+/// flags of a present TSG pass through.
+fn tsg_event(t: u32, s: &Slot) -> TsgEvent {
+    #[allow(unused_mut)]
+    let mut ev = TsgEvent {
+        start: s.tsg.owner_start,
+        tsgid: t,
+        tgid: s.tsg.tgid,
+        timeslice_us: s.tsg.timeslice_us,
+        num_channels: s.tsg.num_channels,
+        present: u32::from(s.present),
+        ..Default::default()
+    };
+    #[cfg(gcaps_be_tsg_flags)]
+    if s.present {
+        ev.flags = s.tsg.flags;
+    }
+    ev
+}
+
 /// Records the latest state of TSG `tsgid` (`gcaps_ev_put` of the C glue).
 fn ev_put(tsgid: u32, tsg: Option<&gcaps_be_tsg>, present: bool) -> bool {
     let t = tsgid as usize;
@@ -676,18 +759,10 @@ fn ev_put(tsgid: u32, tsg: Option<&gcaps_be_tsg>, present: bool) -> bool {
     let mut e = lock(&EVENTS);
     if let Some(slot) = e.table.get_mut(t) {
         if let Some(s) = tsg {
-            *slot = TsgEvent {
-                start: s.owner_start,
-                tsgid,
-                tgid: s.tgid,
-                timeslice_us: s.timeslice_us,
-                num_channels: s.num_channels,
-                present: 0,
-                pad: 0,
-            };
+            slot.tsg = *s;
         }
-        slot.tsgid = tsgid;
-        slot.present = u32::from(present);
+        slot.tsg.tsgid = tsgid;
+        slot.present = present;
     }
     set_bit(&mut e.dirty, t, true);
     true

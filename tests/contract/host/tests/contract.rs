@@ -151,14 +151,19 @@ unsafe extern "C" fn fake_detach(_drv: *mut c_void) {
 
 fn ops() -> &'static gcaps_backend_ops {
     // Fields the header may gain (runlist/chip info, ABI 2) stay zero.
-    #[allow(clippy::needless_update)]
-    let ops = gcaps_backend_ops {
+    #[allow(clippy::needless_update, unused_mut)]
+    let mut ops = gcaps_backend_ops {
         name: c"fake".as_ptr(),
         abi: GCAPS_BACKEND_ABI,
         resubmit: Some(fake_resubmit),
         detach: Some(fake_detach),
         ..Default::default()
     };
+    #[cfg(gcaps_be_ops_detail)]
+    {
+        ops.detail = c"fake gv11b".as_ptr();
+        ops.runlists = 1;
+    }
     Box::leak(Box::new(ops))
 }
 
@@ -284,6 +289,33 @@ fn register_refuses_a_bad_ops_table_or_abi() {
             },
         ),
     ];
+    #[cfg(gcaps_be_ops_detail)]
+    let bad = {
+        let mut bad = bad.to_vec();
+        let long = c"a name of thirty-two characters.";
+        for (what, name) in [
+            ("empty name", c"".as_ptr()),
+            ("name too long", long.as_ptr()),
+            ("name not printable", c"fa\tke".as_ptr()),
+        ] {
+            bad.push((what, gcaps_backend_ops { name, ..good }));
+        }
+        bad.push((
+            "no detail",
+            gcaps_backend_ops {
+                detail: std::ptr::null(),
+                ..good
+            },
+        ));
+        bad.push((
+            "no runlists",
+            gcaps_backend_ops {
+                runlists: 0,
+                ..good
+            },
+        ));
+        bad
+    };
     for (what, o) in bad {
         let (be, c) = register(Box::leak(Box::new(o)));
         assert!(gcaps_host_is_err(be.cast()), "{what}");
@@ -707,4 +739,37 @@ fn driver_misuse_is_counted() {
     let c = counters();
     assert_eq!((c.violations, c.tsgs), (3, 0));
     assert_eq!(gcaps_host_work_pending(), 0);
+}
+
+/// ABI 2: a TSG the driver reports as its own (`GCAPS_BE_TSG_ALWAYS`) stays eligible during
+/// every segment; clearing the flag in a later report ends that.
+#[cfg(gcaps_be_tsg_flags)]
+#[test]
+fn driver_internal_tsgs_stay_eligible() {
+    let _g = fresh();
+    bound_with_tsgs();
+    let internal = |flags| {
+        #[allow(clippy::needless_update)]
+        let tsg = gcaps_be_tsg {
+            tsgid: 9,
+            tgid: 900,
+            owner_start: start(900),
+            timeslice_us: 1024,
+            num_channels: 1,
+            flags,
+            ..Default::default()
+        };
+        let d = drv();
+        let f = d.calls().tsg_update.unwrap();
+        // SAFETY: gcaps's table with its handle and a valid TSG.
+        unsafe { f(d.be(), &tsg) };
+    };
+    internal(gcaps_contract_host::backend::GCAPS_BE_TSG_ALWAYS);
+    assert_eq!(gcaps_host_run_work(), 0);
+    let a = rt_client(100, 50);
+    assert_eq!(gcaps_host_begin(a, 0), GCAPS_HOST_RUNNING);
+    assert_eq!(seen().last().unwrap().ids, vec![1, 2, 9]);
+    internal(0);
+    assert_eq!(gcaps_host_run_work(), 0);
+    assert_eq!(seen().last().unwrap().ids, vec![1, 2]);
 }

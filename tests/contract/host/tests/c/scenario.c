@@ -35,6 +35,10 @@ static void drv_detach(void *drv)
 static const struct gcaps_backend_ops ops = {
 	.name = "c-driver",
 	.abi = GCAPS_BACKEND_ABI,
+#ifdef GCAPS_BE_DETAIL_MAX	/* ABI 2 */
+	.detail = "c test",
+	.runlists = 1,
+#endif
 	.resubmit = drv_resubmit,
 	.detach = drv_detach,
 };
