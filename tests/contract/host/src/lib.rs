@@ -680,11 +680,11 @@ unsafe fn ops_strings_ok(o: &gcaps_backend_ops) -> bool {
 #[cfg(gcaps_be_ops_detail)]
 unsafe fn ops_strings_ok(o: &gcaps_backend_ops) -> bool {
     // SAFETY: The strings are valid (function contract).
-    unsafe {
+    let strings = unsafe {
         string_ok(o.name, backend::GCAPS_BE_NAME_MAX as usize, true)
             && string_ok(o.detail, backend::GCAPS_BE_DETAIL_MAX as usize, false)
-    }
-    &&o.runlists != 0
+    };
+    strings && o.runlists != 0
 }
 
 /// A string of 1 (0 if not `nonempty`) .. `max - 1` printable ASCII characters (the glue's
