@@ -597,8 +597,9 @@ static CALLS: gcaps_be_calls = gcaps_be_calls {
 ///
 /// Returns the handle and sets `*calls` to gcaps's table, or an `ERR_PTR`-style pointer
 /// (`gcaps_host_is_err`/`gcaps_host_ptr_err`, or the kernel's `IS_ERR`/`PTR_ERR`): `-EINVAL`
-/// for a NULL `ops` or `calls`, an `ops->abi` other than `GCAPS_BACKEND_ABI`, or a NULL
-/// `name`, `resubmit` or `detach` (checked first, as gcaps.ko); `-ENODEV` after
+/// for a NULL `ops` or `calls`, an `ops->abi` other than `GCAPS_BACKEND_ABI`, a NULL
+/// `resubmit` or `detach`, a NULL `name` (ABI 2: gcaps.ko's checks of `name`, `detail` and
+/// `runlists`), checked first and in gcaps.ko's order; `-ENODEV` after
 /// `gcaps_host_unload` (gcaps.ko's symbol is gone then); `-EBUSY` if a driver is bound;
 /// `-EDEADLK` from inside `ops->resubmit`/`ops->detach`. The driver then reports every
 /// existing TSG with `calls->tsg_update()` (applied by the next work run or real-time update).
@@ -606,7 +607,8 @@ static CALLS: gcaps_be_calls = gcaps_be_calls {
 /// # Safety
 ///
 /// `ops`, if not NULL, points to a `struct gcaps_backend_ops` that stays valid (with its
-/// `name`) until the driver unregisters or is detached, and whose functions accept `drv`;
+/// strings, NULL or NUL-terminated) until the driver unregisters or is detached, and whose
+/// functions accept `drv`;
 /// `calls`, if not NULL, is valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn gcaps_backend_register(
