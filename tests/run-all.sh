@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command (`make test`; `.ci/run` calls it): every check, in order,
 # with a time per step: formatting, lints, cargo tests, the install test, the rustc 1.85 and
-# device checks, nvgpu's host unit build stock and patched (both Jetson lines), the VM suite
+# device checks, nvgpu's host unit build stock and patched (both Jetson lines), the backend
+# contract suite's own check (tests/contract/check.sh), the VM suite
 # on the 6.12 debug kernel (host A) and on the 5.10 debug kernels for x86_64 and arm64
 # (host B), DKMS builds against 6.12 and 5.10, the harness self-test.
 # Installs what it needs itself (Debian packages, bindgen-cli, rustup targets).
@@ -31,6 +32,7 @@ step install-test tests/install-test.sh
 step policy-rustc-1.85 module/policy/check-rustc-1.85.sh
 step device-check module/gcaps/check.sh
 step nvgpu-test tests/nvgpu/run.sh
+step contract-check tests/contract/check.sh
 step vm-test tests/vm/run.sh
 step vm-test-510 env VM_KERNEL=debug510 tests/vm/run.sh
 step vm-test-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 tests/vm/run.sh
@@ -50,6 +52,7 @@ while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
   sed -nE 's/^vm-selftest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-selftest.log"
   sed -nE 's/^nvgpu-test: [^ ]+ gcaps scenarios: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/nvgpu-test.log"
   sed -nE 's/^dkms-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/dkms-test.log"
+  sed -nE 's/^contract-check: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/contract-check.log"
 )
 echo "all: $passed passed, $failed failed"
 [ "$failed" = 0 ]

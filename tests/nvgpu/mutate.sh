@@ -3,23 +3,29 @@
 # successful run.sh, applies each mutation below to the patched build copy in the cache, rebuilds
 # nvgpu's library (incremental), runs our unit module and prints which named tests failed; the
 # source is restored after each one. Every mutation must fail at least one test.
+# MUT_ONLY=<regex> runs only the mutations whose name matches (e.g. MUT_ONLY='^P').
 set -u
 line=$1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 D=$(ls -d "${XDG_CACHE_HOME:-$HOME/.cache}"/gcaps/nvgpu/"$line"-* | head -n 1)
 T=$(ls -d $D/patched-*/nvgpu-$line); us=$T/userspace; drv=$T/drivers/gpu/nvgpu
 load=$(ls -d $D/patched-*/load-gcaps)
+pre=$(ls $D/patched-*/power-count.so)	# run.sh builds it: counts gk20a_busy/gk20a_idle
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mut() {
 	local name=$1 file=$2 expr=$3
+	if [[ -n "${MUT_ONLY:-}" && ! $name =~ $MUT_ONLY ]]; then return; fi
 	cp $drv/$file $tmp/orig.c
 	sed -i "$expr" $drv/$file
 	if cmp -s $drv/$file $tmp/orig.c; then echo "$name: sed did not change $file"; return; fi
-	nice -n 10 make --no-print-directory -C $us NVGPU_NEXT_SRC=$here/nvgpu-next CC="gcc -I$drv/common" -j2 libnvgpu core >$tmp/mut-build.log 2>&1 || echo "$name: build failed"
+	if ! nice -n 10 make --no-print-directory -C $us NVGPU_NEXT_SRC=$here/nvgpu-next CC="gcc -I$drv/common" -j2 libnvgpu core >$tmp/mut-build.log 2>&1; then
+		echo "$name: build failed (not run)"; grep -m3 'error' $tmp/mut-build.log | cut -c1-200
+		cp $tmp/orig.c $drv/$file; touch $drv/$file; return
+	fi
 	find $us/build $us/units -name '*.gcda' -delete
-	(cd $us && LD_LIBRARY_PATH=build:build/units timeout 300 ./build/nvgpu_unit --num-threads 1 --no-color --unit-load-path $load) >$tmp/mut-$name.log 2>&1
-	echo "$name: rc=$? $(grep -E 'Passing:|Failing:' $tmp/mut-$name.log | tr -s ' ' | tr '\n' ' ') failing: $(sed -n '/Failing tests:/,$p' $tmp/mut-$name.log | grep -o 'nvgpu_gcaps\.[a-z_]*' | sort -u | tr '\n' ' ')"
+	(cd $us && LD_LIBRARY_PATH=build:build/units LD_PRELOAD=$pre timeout 300 ./build/nvgpu_unit --num-threads 1 --no-color --unit-load-path $load) >$tmp/mut-$name.log 2>&1
+	echo "$name: rc=$? $(grep -E 'Passing:|Failing:' $tmp/mut-$name.log | tr -s ' ' | tr '\n' ' ') failing: $(sed -n '/Failing tests:/,$p' $tmp/mut-$name.log | grep -o 'nvgpu_gcaps\.[a-z0-9_]*' | sort -u | tr '\n' ' ')"
 	grep -m2 -E 'E\]|ERR|expected' $tmp/mut-$name.log | cut -c1-200
 	cp $tmp/orig.c $drv/$file
 	touch $drv/$file
@@ -42,6 +48,18 @@ mut E5-no-open-event common/fifo/tsg.c '/^struct nvgpu_tsg \*nvgpu_tsg_open(/,/^
 mut E6-bound-channels-off-by-one common/fifo/gcaps.c 's|tsg->timeslice_us, tsg->ch_count);|tsg->timeslice_us, tsg->ch_count + 1U);|'
 if [[ $line == r36* ]]; then
 	mut E7-filter-with-user-domain common/fifo/runlist.c 's|if ((g->scheduler != NULL) \&\& nvgpu_nvs_gsp_usr_domain_present(g)) {|if (false) {|'
+fi
+# patch 0003: resubmit, unbind, recovery, power
+mut P1-resubmit-without-gk20a_busy common/fifo/gcaps.c 's|^\terr = gk20a_busy(g);|\terr = 0;|'
+mut P2-resubmit-without-gk20a_idle common/fifo/gcaps.c '/^int nvgpu_gcaps_resubmit(/,/^}/s|^\tgk20a_idle(g);|\t(void)0;|'
+mut P3-hardware-while-powered-off common/fifo/gcaps.c 's|if (nvgpu_is_powered_off(g)) {|if (false) {|'
+mut P4-no-recovered-call common/fifo/gcaps.c 's|^\t\tg->gcaps_ev->recovered(g->gcaps_ev->priv);|\t\t(void)0;|'
+mut P5-no-rebuild-on-unbind common/fifo/gcaps.c 's|^\terr = nvgpu_gcaps_resubmit(g);|\terr = 0;|'
+mut P6-recovered-not-required common/fifo/gcaps.c 's/ || (hook->recovered == NULL)//'
+mut P7-ids-from-64-unfiltered common/fifo/runlist.c 's|!nvgpu_test_bit((u32)tsgid, domain->gcaps_elig.bits)|((tsgid < 64U) \&\& !nvgpu_test_bit((u32)tsgid, domain->gcaps_elig.bits))|'
+mut P8-resubmit-reloads-nothing common/fifo/gcaps.c 's|nvgpu_runlist_reload_ids(g, ids, true);|nvgpu_runlist_reload_ids(g, 0U, true);|'
+if [[ $line == r36* ]]; then
+	mut P9-resubmit-with-user-domain common/fifo/gcaps.c 's|if ((g->scheduler != NULL) \&\& nvgpu_nvs_gsp_usr_domain_present(g)) {|if (false) {|'
 fi
 # final rebuild of the unmutated tree
 nice -n 10 make --no-print-directory -C $us NVGPU_NEXT_SRC=$here/nvgpu-next CC="gcc -I$drv/common" -j2 libnvgpu core >$tmp/mut-build.log 2>&1 && echo restored

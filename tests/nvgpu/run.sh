@@ -166,6 +166,7 @@ run_line() {
 	if [[ "$r_passed $r_skipped" != "$stock_passed $stock_skipped" ]]; then
 		die "$line: the patched tree gives $r_passed passed, $r_skipped skipped; stock $stock_passed, $stock_skipped"
 	fi
+	check_recovery_syntax "$ptree" "$line"
 	run_gcaps "$ptree" "$pd" "$line"
 	local g_pass=$r_passed g_fail=$r_failed same=1
 	cmp -s "$dir/stock/gcaps-dump.txt" "$pd/gcaps-dump.txt" || same=0
@@ -228,6 +229,21 @@ build_tree() {
 	b_secs=$(secs $((t1 - t0)))
 }
 
+# check_recovery_syntax TREE LINE: the patched common/rc/rc.c (patch 0003 calls
+# nvgpu_gcaps_recovered() there inside #ifdef CONFIG_NVGPU_RECOVERY, which the host safety build
+# does not define) compiles with it: nvgpu's own compile command for rc.o, -fsyntax-only.
+check_recovery_syntax() {
+	local tree=$1 line=$2 drv="$1/drivers/gpu/nvgpu" cmd
+	cmd=$(make --no-print-directory -n -B -C "$tree/userspace" NVGPU_NEXT_SRC="$here/nvgpu-next" \
+		CC="gcc -I$drv/common" "$tree/userspace/build/libnvgpu/common/rc/rc.o" 2>/dev/null |
+		grep -- ' -c -o ' | head -n 1 | sed 's/--coverage//; s/ -c -o [^ ]* / -fsyntax-only /')
+	[[ -n "$cmd" ]] || die "$line: no compile command for common/rc/rc.c"
+	if ! (cd "$tree/userspace" && eval "nice -n 10 $cmd -DCONFIG_NVGPU_RECOVERY") >"$tree/../rc-recovery.log" 2>&1; then
+		cut -c1-300 "$tree/../rc-recovery.log" | head -n 10 >&2
+		die "$line: common/rc/rc.c does not compile with CONFIG_NVGPU_RECOVERY"
+	fi
+}
+
 # run_units TREE LOGDIR NAME MODULE...: run nvgpu_unit on exactly these modules (a name filter
 # would make it exit 254 even when all pass); sets r_rc, r_passed, r_failed, r_skipped, r_secs.
 run_units() {
@@ -247,7 +263,7 @@ run_units() {
 	t0=$(now_ms)
 	r_rc=0
 	(cd "$us" && LD_LIBRARY_PATH="build:build/units${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		GCAPS_NVGPU_DUMP="$logs/gcaps-dump.txt" \
+		GCAPS_NVGPU_DUMP="$logs/gcaps-dump.txt" LD_PRELOAD="${r_preload:-}" \
 		timeout 600 ./build/nvgpu_unit --num-threads 1 --no-color \
 		--unit-load-path "$load") >"$logs/run-$name.log" 2>&1 || r_rc=$?
 	t1=$(now_ms)
@@ -261,8 +277,19 @@ run_units() {
 	fi
 }
 
-run_fifo() { run_units "$1" "$2" fifo "${r_mods[@]}"; }
-run_gcaps() { rm -f "$2/gcaps-dump.txt"; run_units "$1" "$2" gcaps nvgpu-gcaps; }
+run_fifo() { r_preload=; run_units "$1" "$2" fifo "${r_mods[@]}"; }
+# Our unit runs with power-count.so preloaded: it counts nvgpu's gk20a_busy()/gk20a_idle()
+# (no-ops in the host safety build) for patch 0003's scenarios.
+run_gcaps() {
+	rm -f "$2/gcaps-dump.txt"
+	if [[ ! -f "$2/power-count.so" || "$here/power-count.c" -nt "$2/power-count.so" ]]; then
+		gcc -shared -fPIC -O1 -Wall -Werror -o "$2/power-count.so" "$here/power-count.c" -ldl ||
+			die "building power-count.so failed"
+	fi
+	r_preload="$2/power-count.so"
+	run_units "$1" "$2" gcaps nvgpu-gcaps
+	r_preload=
+}
 
 # check_run WHAT LOG: the last run_units exited 0 with no failures.
 check_run() {

@@ -10,15 +10,21 @@
  * On the patched tree (<nvgpu/gcaps.h> present) it also binds a hook and checks the filtered
  * runlists against a model of nvgpu's interleave order, the TSG events the hook receives
  * (replay at bind; open, bind, unbind, release; none once unbound) and, on R36, that a user
- * (GSP) domain leaves the runlist stock.
+ * (GSP) domain leaves the runlist stock. Patch 0003: nvgpu_gcaps_resubmit (submit registers,
+ * PENDING, the power reference counted by the preloaded power-count.so, nothing touched when
+ * powered off), unbind back to stock, recovery, a stuck PENDING bit, 200 more TSGs, railgate
+ * suspend/resume and ga10b's submit HAL.
  *
  * Scenario: four TSGs on runlist 0, in tsgid order (ids 63, 64, 130, 255)
  *   L0 (LOW, 2 channels), H1 (HIGH, 2), M2 (MEDIUM, 2), L3 (LOW, 1)
  * Stock interleaved order: H1 M2 H1 L0 H1 M2 H1 L3; flat: H1 M2 L0 L3.
  */
+#define _GNU_SOURCE	/* RTLD_DEFAULT */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <unit/io.h>
@@ -33,7 +39,12 @@
 #include <nvgpu/io.h>
 #include <nvgpu/nvgpu_mem.h>
 #include <nvgpu/posix/mock-regs.h>
+#include <nvgpu/posix/io.h>
+#include <nvgpu/posix/posix-fault-injection.h>
+#include <nvgpu/nvgpu_init.h>
+#include <nvgpu/nvgpu_common.h>
 #include <nvgpu/hw/gv11b/hw_fifo_gv11b.h>
+#include <nvgpu/hw/ga10b/hw_runlist_ga10b.h>
 
 #ifdef MOCK_REGS_RUNLIST		/* R36 (see tests/nvgpu/mock-registers.c) */
 #define GCAPS_R36 1
@@ -46,6 +57,9 @@
 #endif
 
 #include "../fifo/nvgpu-fifo-common.h"
+#ifdef GCAPS_PATCHED
+#include "hal/fifo/runlist_fifo_ga10b.h"
+#endif
 
 #define NT		4U	/* TSGs */
 #define MAX_CH		2U	/* channels per TSG at most */
@@ -106,11 +120,33 @@ static struct nvgpu_runlist_domain *build_domain(void)
 #endif
 }
 
+/*
+ * Register recorder (patch 0003's scenarios): while installed, counts every register access,
+ * the submits per runlist (0x2274 = runlist id [23:20] | length [15:0], 0x2270 = base) and the
+ * PENDING polls (0x2284 + 8 * id), and can keep runlist 0's PENDING bit set (stuck).
+ */
+#define MAX_RL	4U
+static struct {
+	struct nvgpu_posix_io_callbacks *orig;
+	bool on;
+	u32 seq;			/* register accesses (reads and writes) */
+	u32 submits[MAX_RL];		/* 0x2274 writes per runlist id */
+	u32 submit[MAX_RL];		/* last value written per runlist id */
+	u32 submit_seq[MAX_RL];
+	u32 bases;			/* 0x2270 writes */
+	u32 base;			/* last base written */
+	u32 polls[MAX_RL];		/* PENDING reads per runlist id */
+	u32 poll_seq[MAX_RL];
+	bool stuck;			/* runlist 0 stays PENDING */
+	u32 legacy;			/* 0x2270/0x2274 writes (gv11b submit registers) */
+	u32 base_hi;			/* ga10b: last submit base hi */
+} io;
+
 /* Copy what nvgpu last submitted on runlist 0; check the submit register's length. */
 static int snapshot(struct unit_module *m, struct gk20a *g, struct rl_view *v)
 {
 	struct nvgpu_runlist_mem *hw = s.rl->domain->mem_hw;
-	u32 reg = nvgpu_readl(g, fifo_runlist_r());
+	u32 reg = io.on ? io.submit[s.rl->id] : nvgpu_readl(g, fifo_runlist_r());
 
 	v->count = hw->count;
 	if (v->count > MAX_ENTRIES) {
@@ -295,22 +331,16 @@ static void order_str(const int *o, u32 n, char *buf, size_t sz)
 	}
 }
 
-/* Rebuild runlist 0 from nvgpu's bitmaps and check it against the model for @mask. */
-static int check_runlist(struct unit_module *m, struct gk20a *g, const char *label, u32 mask,
-			 bool interleave)
+/* What nvgpu last submitted on runlist 0 must be the model's runlist for @mask. */
+static int check_submitted(struct unit_module *m, struct gk20a *g, const char *label, u32 mask,
+			   bool interleave)
 {
 	struct rl_view v;
 	int got[2U * MAX_ENTRIES], want[2U * MAX_ENTRIES];
 	u32 nw, k;
-	int ng, err;
+	int ng;
 	char a[160], b[160];
 
-	g->runlist_interleave = interleave;
-	err = nvgpu_runlist_reload(g, s.rl, build_domain(), true, true);
-	if (err != 0) {
-		unit_err(m, "%s: nvgpu_runlist_reload returned %d\n", label, err);
-		return -1;
-	}
 	if (snapshot(m, g, &v) != 0) {
 		return -1;
 	}
@@ -335,6 +365,21 @@ static int check_runlist(struct unit_module *m, struct gk20a *g, const char *lab
 	unit_info(m, "%s: %s\n", label, a);
 	dump(label, &v);
 	return 0;
+}
+
+/* Rebuild runlist 0 from nvgpu's bitmaps and check it against the model for @mask. */
+static int check_runlist(struct unit_module *m, struct gk20a *g, const char *label, u32 mask,
+			 bool interleave)
+{
+	int err;
+
+	g->runlist_interleave = interleave;
+	err = nvgpu_runlist_reload(g, s.rl, build_domain(), true, true);
+	if (err != 0) {
+		unit_err(m, "%s: nvgpu_runlist_reload returned %d\n", label, err);
+		return -1;
+	}
+	return check_submitted(m, g, label, mask, interleave);
 }
 
 /* ---- tests ---- */
@@ -465,6 +510,7 @@ static struct {
 	u32 reads;
 	struct ev ev[MAX_EV];
 	u32 nev;
+	u32 recovered;		/* recovered() calls */
 } hk;
 
 static void hook_eligible(void *priv, struct nvgpu_gcaps_eligible *out)
@@ -493,10 +539,18 @@ static void hook_tsg_release(void *priv, u32 tsgid)
 	hk.nev++;
 }
 
+/* gcaps's calls->recovered(): gcaps would resubmit soon; the scenarios do it themselves. */
+static void hook_recovered(void *priv)
+{
+	(void)priv;
+	hk.recovered++;
+}
+
 static const struct nvgpu_gcaps_hook hook = {
 	.eligible = hook_eligible,
 	.tsg_update = hook_tsg_update,
 	.tsg_release = hook_tsg_release,
+	.recovered = hook_recovered,
 	.priv = NULL,
 };
 
@@ -751,6 +805,894 @@ static int test_shadow_only(struct unit_module *m, struct gk20a *g, void *args)
 	return ret;
 }
 #endif
+
+/* ---- patch 0003: resubmit, unbind, recovery, power ---- */
+
+static struct nvgpu_posix_io_callbacks rec_cb;
+
+/*
+ * ga10b scenario: each runlist's registers at a synthesized runlist_pri_base (a register space
+ * of our own, outside every space of the gv11b file): GA_RL_BASE + id * GA_RL_STRIDE.
+ */
+#define GA_RL_BASE	0x00c00000U
+#define GA_RL_STRIDE	0x400U
+
+/* A ga10b runlist register: its runlist id, and *off its offset from the runlist's base. */
+static int ga_reg(u32 addr, u32 *off)
+{
+	if (addr < GA_RL_BASE || addr >= GA_RL_BASE + MAX_RL * GA_RL_STRIDE) {
+		return -1;
+	}
+	*off = (addr - GA_RL_BASE) % GA_RL_STRIDE;
+	return (int)((addr - GA_RL_BASE) / GA_RL_STRIDE);
+}
+
+static void rec_writel(struct gk20a *g, struct nvgpu_reg_access *a)
+{
+	u32 off;
+	int ga = ga_reg(a->addr, &off);
+
+	io.seq++;
+	if (ga >= 0) {
+		u32 id = (u32)ga;
+
+		if (off == runlist_submit_r()) {
+			/* recorded like gv11b's 0x2274 (id [23:20], length [15:0]) for snapshot() */
+			io.submits[id]++;
+			io.submit[id] = (id << 20) | (a->value & 0xffffU);
+			io.submit_seq[id] = io.seq;
+		} else if (off == runlist_submit_base_lo_r()) {
+			io.bases++;
+			io.base = a->value;
+		} else if (off == runlist_submit_base_hi_r()) {
+			io.base_hi = a->value;
+		}
+	} else if (a->addr == fifo_runlist_r()) {
+		io.legacy++;
+		u32 id = (a->value >> 20) & 0xfU;
+
+		if (id < MAX_RL) {
+			io.submits[id]++;
+			io.submit[id] = a->value;
+			io.submit_seq[id] = io.seq;
+		}
+	} else if (a->addr == fifo_runlist_base_r()) {
+		io.legacy++;
+		io.bases++;
+		io.base = a->value;
+	}
+	nvgpu_posix_io_writel_reg_space(g, a->addr, a->value);
+}
+
+static void rec_readl(struct gk20a *g, struct nvgpu_reg_access *a)
+{
+	u32 id, off;
+	int ga = ga_reg(a->addr, &off);
+
+	io.seq++;
+	a->value = nvgpu_posix_io_readl_reg_space(g, a->addr);
+	if (ga >= 0 && off == runlist_submit_info_r()) {
+		io.polls[ga]++;
+		io.poll_seq[ga] = io.seq;
+		if (io.stuck && ga == 0) {
+			a->value |= runlist_submit_info_pending_true_f();
+		}
+		return;
+	}
+	for (id = 0; id < MAX_RL; id++) {
+		if (a->addr == fifo_eng_runlist_r(id)) {
+			io.polls[id]++;
+			io.poll_seq[id] = io.seq;
+			if (io.stuck && id == 0U) {
+				a->value |= fifo_eng_runlist_pending_true_f();
+			}
+		}
+	}
+}
+
+/* Zero the recorder's counts (it stays installed). */
+static void io_reset(void)
+{
+	struct nvgpu_posix_io_callbacks *orig = io.orig;
+	bool on = io.on, stuck = io.stuck;
+
+	memset(&io, 0, sizeof(io));
+	io.orig = orig;
+	io.on = on;
+	io.stuck = stuck;
+}
+
+/* gk20a_busy()/gk20a_idle() calls, counted by the preloaded tests/nvgpu/power-count.c. */
+struct pw {
+	unsigned int busy, ok, idle;
+};
+
+static int power_counts(struct unit_module *m, struct pw *p)
+{
+	void (*fn)(unsigned int *busy, unsigned int *ok, unsigned int *idle);
+
+	*(void **)&fn = dlsym(RTLD_DEFAULT, "gcaps_test_power_counts");
+	if (fn == NULL) {
+		unit_err(m, "gk20a_busy/gk20a_idle are not counted: run with "
+			 "LD_PRELOAD=<power-count.so> (run.sh and mutate.sh do)\n");
+		return -1;
+	}
+	fn(&p->busy, &p->ok, &p->idle);
+	return 0;
+}
+
+/* Exactly @busy gk20a_busy calls (@ok of them succeeding) and @idle gk20a_idle calls. */
+static int power_delta(struct unit_module *m, const char *label, const struct pw *p0,
+		       unsigned int busy, unsigned int ok, unsigned int idle)
+{
+	struct pw p1;
+
+	if (power_counts(m, &p1) != 0) {
+		return -1;
+	}
+	if (p1.busy - p0->busy != busy || p1.ok - p0->ok != ok || p1.idle - p0->idle != idle) {
+		unit_err(m, "%s: gk20a_busy %u (%u succeeded), gk20a_idle %u; expected %u (%u), %u\n",
+			 label, p1.busy - p0->busy, p1.ok - p0->ok, p1.idle - p0->idle,
+			 busy, ok, idle);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Each 0003 scenario starts bound to the stand-in hook with @mask published, the GPU powered on
+ * and the register recorder installed, and stop() returns to what the earlier scenarios left
+ * (unbound, the unit's default power state "off", nvgpu's register callbacks). Only the hook
+ * calls and publish() touch the stand-in, so gcaps's real core can take its place later.
+ */
+static int start(struct unit_module *m, struct gk20a *g, u32 mask)
+{
+	publish(false, mask);
+	hk.recovered = 0;
+	if (nvgpu_gcaps_bind(g, &hook) != 0) {
+		unit_err(m, "bind failed\n");
+		return -1;
+	}
+	hk.nev = 0;
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_ON);
+	memset(&io, 0, sizeof(io));
+	io.orig = nvgpu_posix_register_io(g, &rec_cb);
+	rec_cb = *io.orig;
+	rec_cb.writel = rec_writel;
+	rec_cb.writel_check = rec_writel;
+	rec_cb.__readl = rec_readl;
+	rec_cb.readl = rec_readl;
+	io.on = true;
+	g->runlist_interleave = true;
+	return 0;
+}
+
+static void stop(struct gk20a *g)
+{
+	nvgpu_gcaps_unbind(g);
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_OFF);
+	if (io.on) {
+		(void)nvgpu_posix_register_io(g, io.orig);
+		io.on = false;
+	}
+	io.stuck = false;
+	g->runlist_interleave = true;
+}
+
+/* nvgpu_gcaps_resubmit() returned 0, submitted every active runlist and waited for runlist 0. */
+static int resubmitted(struct unit_module *m, struct gk20a *g, const char *label, int err)
+{
+	struct nvgpu_fifo *f = &g->fifo;
+	u32 id = s.rl->id, i;
+	u64 iova = nvgpu_mem_get_addr(g, &s.rl->domain->mem_hw->mem);
+
+	if (err != 0) {
+		unit_err(m, "%s: nvgpu_gcaps_resubmit returned %d\n", label, err);
+		return -1;
+	}
+	for (i = 0; i < f->num_runlists; i++) {
+		if (f->active_runlists[i].id < MAX_RL && io.submits[f->active_runlists[i].id] == 0U) {
+			unit_err(m, "%s: runlist %u not submitted\n", label, f->active_runlists[i].id);
+			return -1;
+		}
+	}
+	if (s.rl->domain->mem_hw->count != 0U &&
+	    (io.bases == 0U || (io.base & 0x0fffffffU) != (u32)((iova >> 12) & 0x0fffffffU))) {
+		unit_err(m, "%s: runlist base 0x%08x, buffer at 0x%llx\n", label, io.base,
+			 (unsigned long long)iova);
+		return -1;
+	}
+	if (io.polls[id] == 0U || io.poll_seq[id] < io.submit_seq[id]) {
+		unit_err(m, "%s: PENDING not polled after the submit\n", label);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * gcaps's ops->resubmit: nvgpu rebuilds (the builder reads the set) and submits every active
+ * runlist, waits for PENDING, under one gk20a_busy/gk20a_idle pair; a hook without
+ * recovered() is refused.
+ */
+static int test_resubmit(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct nvgpu_gcaps_hook no_recovered = hook;
+	struct pw p0;
+	u32 reads, il;
+	char label[64];
+
+	no_recovered.recovered = NULL;
+	if (nvgpu_gcaps_bind(g, &no_recovered) != -EINVAL) {
+		nvgpu_gcaps_unbind(g);
+		unit_return_fail(m, "a hook without recovered() was bound\n");
+	}
+	if (start(m, g, 0xdU) != 0) {
+		unit_return_fail(m, "start failed\n");
+	}
+	for (il = 0; il < 2U; il++) {
+		snprintf(label, sizeof(label), "resubmit {L0 M2 L3}, %s", il ? "flat" : "interleaved");
+		g->runlist_interleave = il == 0U;
+		io_reset();
+		reads = hk.reads;
+		if (power_counts(m, &p0) != 0 ||
+		    resubmitted(m, g, label, nvgpu_gcaps_resubmit(g)) != 0 ||
+		    power_delta(m, label, &p0, 1, 1, 1) != 0) {
+			goto fail;
+		}
+		if (hk.reads == reads) {
+			unit_err(m, "%s: the builder did not read the eligible set\n", label);
+			goto fail;
+		}
+		if (check_submitted(m, g, label, 0xdU, il == 0U) != 0) {
+			goto fail;
+		}
+	}
+	stop(g);
+	return UNIT_SUCCESS;
+fail:
+	stop(g);
+	unit_return_fail(m, "resubmit did not submit the filtered runlist as required\n");
+}
+
+/*
+ * Powered off (railgated): -EAGAIN, no register access, no gk20a_busy (the GPU is not woken),
+ * nothing built. gk20a_busy failing (nvgpu's posix fault injection): its error, no register
+ * access, nothing built, no gk20a_idle for the failed gk20a_busy. Then it works again.
+ */
+static int test_resubmit_power(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct nvgpu_posix_fault_inj *fi = nvgpu_nvgpu_get_fault_injection();
+	struct pw p0;
+	u32 reads;
+	int err;
+
+	if (start(m, g, 0x1U) != 0) {
+		unit_return_fail(m, "start failed\n");
+	}
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_OFF);
+	io_reset();
+	reads = hk.reads;
+	if (power_counts(m, &p0) != 0) {
+		goto fail;
+	}
+	err = nvgpu_gcaps_resubmit(g);
+	if (err != -EAGAIN || io.seq != 0U || hk.reads != reads ||
+	    power_delta(m, "powered off", &p0, 0, 0, 0) != 0) {
+		unit_err(m, "powered off: returned %d, %u register accesses, %u builds\n", err,
+			 io.seq, hk.reads - reads);
+		goto fail;
+	}
+
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_ON);
+	io_reset();
+	if (power_counts(m, &p0) != 0) {
+		goto fail;
+	}
+	nvgpu_posix_enable_fault_injection(fi, true, 0);
+	err = nvgpu_gcaps_resubmit(g);
+	nvgpu_posix_enable_fault_injection(fi, false, 0);
+	if (err != -ENODEV || io.seq != 0U || hk.reads != reads ||
+	    power_delta(m, "gk20a_busy fails", &p0, 1, 0, 0) != 0) {
+		unit_err(m, "gk20a_busy fails: returned %d, %u register accesses, %u builds\n", err,
+			 io.seq, hk.reads - reads);
+		goto fail;
+	}
+
+	io_reset();
+	if (resubmitted(m, g, "powered on again", nvgpu_gcaps_resubmit(g)) != 0 ||
+	    check_submitted(m, g, "powered on again", 0x1U, true) != 0) {
+		goto fail;
+	}
+	stop(g);
+	return UNIT_SUCCESS;
+fail:
+	stop(g);
+	unit_return_fail(m, "resubmit did not follow the power rule\n");
+}
+
+/*
+ * Unbind leaves the GPU on the stock runlist: it submits it itself (the test does not reload),
+ * with a power reference. Nothing bound: unbind touches nothing. Powered off: nothing touched,
+ * and the next (resume) build is stock.
+ */
+static int test_unbind_rebuilds(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct pw p0;
+
+	if (start(m, g, 0x4U) != 0) {
+		unit_return_fail(m, "start failed\n");
+	}
+	if (resubmitted(m, g, "bound {M2}", nvgpu_gcaps_resubmit(g)) != 0 ||
+	    check_submitted(m, g, "bound {M2}", 0x4U, true) != 0) {
+		goto fail;
+	}
+	io_reset();
+	if (power_counts(m, &p0) != 0) {
+		goto fail;
+	}
+	nvgpu_gcaps_unbind(g);
+	if (resubmitted(m, g, "unbind", 0) != 0 || power_delta(m, "unbind", &p0, 1, 1, 1) != 0 ||
+	    check_submitted(m, g, "after unbind, submitted by unbind", 0xfU, true) != 0) {
+		unit_err(m, "unbind did not submit the stock runlist\n");
+		goto fail;
+	}
+	io_reset();
+	nvgpu_gcaps_unbind(g);
+	if (io.seq != 0U) {
+		unit_err(m, "unbind with nothing bound made %u register accesses\n", io.seq);
+		goto fail;
+	}
+
+	if (nvgpu_gcaps_bind(g, &hook) != 0 ||
+	    resubmitted(m, g, "bound {M2} again", nvgpu_gcaps_resubmit(g)) != 0) {
+		goto fail;
+	}
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_OFF);
+	io_reset();
+	nvgpu_gcaps_unbind(g);
+	if (io.seq != 0U) {
+		unit_err(m, "unbind on a powered-off GPU made %u register accesses\n", io.seq);
+		goto fail;
+	}
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_ON);
+	if (nvgpu_runlist_reload_ids(g, BIT32(s.rl->id), true) != 0 ||
+	    check_submitted(m, g, "resumed after an unbind while off", 0xfU, true) != 0) {
+		goto fail;
+	}
+	stop(g);
+	return UNIT_SUCCESS;
+fail:
+	stop(g);
+	unit_return_fail(m, "unbind did not leave a stock runlist\n");
+}
+
+/*
+ * Recovery. The host safety build has no CONFIG_NVGPU_RECOVERY, so gv11b_fifo_recover() and
+ * rc.c's recovery branch (where 0003 calls nvgpu_gcaps_recovered()) are not compiled: this
+ * drives what that recovery does to the runlist with nvgpu's real functions (all runlist locks,
+ * nvgpu_runlist_update_locked(NULL, false) clears it, as in
+ * gv11b_fifo_locked_abort_runlist_active_tsgs()), then the call rc.c makes once every lock is
+ * released. The hook gets recovered() once; gcaps's resubmit and nvgpu's own rebuild both list
+ * the eligible set; unbound, nothing is delivered.
+ */
+static int test_recovery(struct unit_module *m, struct gk20a *g, void *args)
+{
+	int err;
+
+	if (start(m, g, 0x3U) != 0) {
+		unit_return_fail(m, "start failed\n");
+	}
+	if (resubmitted(m, g, "bound {L0 H1}", nvgpu_gcaps_resubmit(g)) != 0 ||
+	    check_submitted(m, g, "bound {L0 H1}", 0x3U, true) != 0) {
+		goto fail;
+	}
+	nvgpu_runlist_lock_active_runlists(g);
+	err = nvgpu_runlist_update_locked(g, s.rl, s.rl->domain, NULL, false, false);
+	nvgpu_runlist_unlock_active_runlists(g);
+	if (err != 0 || s.rl->domain->mem_hw->count != 0U) {
+		unit_err(m, "recovery's clear: %d, %u entries left\n", err,
+			 s.rl->domain->mem_hw->count);
+		goto fail;
+	}
+	nvgpu_gcaps_recovered(g);
+	if (hk.recovered != 1U) {
+		unit_err(m, "recovered() called %u times, expected once\n", hk.recovered);
+		goto fail;
+	}
+	io_reset();
+	if (resubmitted(m, g, "gcaps's resubmit after recovery", nvgpu_gcaps_resubmit(g)) != 0 ||
+	    check_submitted(m, g, "gcaps's resubmit after recovery", 0x3U, true) != 0) {
+		goto fail;
+	}
+	nvgpu_runlist_lock_active_runlists(g);
+	err = nvgpu_runlist_update_locked(g, s.rl, s.rl->domain, NULL, false, false);
+	nvgpu_runlist_unlock_active_runlists(g);
+	if (err != 0 || nvgpu_runlist_reload_ids(g, BIT32(s.rl->id), true) != 0 ||
+	    check_submitted(m, g, "nvgpu's own rebuild after recovery", 0x3U, true) != 0) {
+		goto fail;
+	}
+	stop(g);
+	nvgpu_gcaps_recovered(g);
+	if (hk.recovered != 1U) {
+		unit_return_fail(m, "recovered() reached an unbound hook\n");
+	}
+	return UNIT_SUCCESS;
+fail:
+	stop(g);
+	unit_return_fail(m, "recovery scenario failed\n");
+}
+
+static u64 now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000ULL + (u64)ts.tv_nsec / 1000000ULL;
+}
+
+/*
+ * PENDING stays set on runlist 0: resubmit returns -ETIMEDOUT after nvgpu's poll timeout (not
+ * before; R36 polls twice, see README), the power reference is dropped all the same, the
+ * submitted buffer is the filtered one; once PENDING clears a resubmit with a new set works.
+ */
+static int test_stuck_pending(struct unit_module *m, struct gk20a *g, void *args)
+{
+	u32 timeout = nvgpu_get_poll_timeout(g);
+	struct pw p0;
+	u64 t0, ms;
+	int err;
+
+	if (start(m, g, 0x2U) != 0) {
+		unit_return_fail(m, "start failed\n");
+	}
+	io.stuck = true;
+	io_reset();
+	if (power_counts(m, &p0) != 0) {
+		goto fail;
+	}
+	t0 = now_ms();
+	err = nvgpu_gcaps_resubmit(g);
+	ms = now_ms() - t0;
+	io.stuck = false;
+	unit_info(m, "stuck PENDING: %d after %llu ms (poll timeout %u ms), %u polls\n", err,
+		  (unsigned long long)ms, timeout, io.polls[s.rl->id]);
+	if (err != -ETIMEDOUT || ms < timeout || ms > 20ULL * timeout) {
+		unit_err(m, "stuck PENDING: returned %d after %llu ms\n", err,
+			 (unsigned long long)ms);
+		goto fail;
+	}
+	if (power_delta(m, "stuck PENDING", &p0, 1, 1, 1) != 0 ||
+	    check_submitted(m, g, "stuck PENDING, submitted buffer", 0x2U, true) != 0) {
+		goto fail;
+	}
+	publish(false, 0x6U);
+	io_reset();
+	if (resubmitted(m, g, "PENDING cleared", nvgpu_gcaps_resubmit(g)) != 0 ||
+	    check_submitted(m, g, "PENDING cleared, {H1 M2}", 0x6U, true) != 0) {
+		goto fail;
+	}
+	stop(g);
+	return UNIT_SUCCESS;
+fail:
+	stop(g);
+	unit_return_fail(m, "stuck PENDING left an inconsistent state\n");
+}
+
+/*
+ * More than 64 TSGs on the runlist: NX more LOW TSGs with one channel each (ids up to ~200,
+ * across four words of the eligible bitmap), five sets over them (all; ids >= 64 only; ids
+ * < 64 only; every third; a window around every word boundary), both orders: exactly those
+ * TSGs, in tsgid order, each with its channel entry.
+ */
+#define NX	200U
+static struct {
+	struct nvgpu_tsg *tsg[NX];
+	struct nvgpu_channel *ch[NX];
+	u32 n;
+} x;
+
+static bool x_in(u32 set, u32 id)
+{
+	switch (set) {
+	case 0:
+		return true;
+	case 1:
+		return id >= 64U;
+	case 2:
+		return id < 64U;
+	case 3:
+		return (id % 3U) == 1U;
+	default:
+		return (id % 64U) >= 60U || (id % 64U) < 4U;
+	}
+}
+
+static bool x_member(u32 id)
+{
+	u32 i;
+
+	for (i = 0; i < x.n; i++) {
+		if (x.tsg[i]->tsgid == id) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The submitted runlist's TSG ids (each header's channels checked); -1 if malformed. */
+static int x_decode(struct unit_module *m, struct gk20a *g, u32 *out, u32 max)
+{
+	struct nvgpu_runlist_mem *hw = s.rl->domain->mem_hw;
+	const u32 *w = hw->mem.cpu_va;
+	u32 e = 0, n = 0, k;
+
+	while (e < hw->count) {
+		const u32 *h = &w[e * 4U];
+		u32 tsgid = h[2] & 0xfffU, len = h[1] & 0xffU;
+
+		if ((h[0] & 1U) == 0U || tsgid >= g->fifo.num_channels || len == 0U ||
+		    len != g->fifo.tsg[tsgid].num_active_channels || e + 1U + len > hw->count ||
+		    n == max) {
+			unit_err(m, "entry %u: bad TSG header (tsgid %u, length %u)\n", e, tsgid, len);
+			return -1;
+		}
+		for (k = 1; k <= len; k++) {
+			const u32 *c = &w[(e + k) * 4U];
+			u32 chid = c[2] & 0xfffU;
+
+			if ((c[0] & 1U) != 0U || chid >= g->fifo.num_channels ||
+			    g->fifo.channel[chid].tsgid != tsgid) {
+				unit_err(m, "entry %u: not a channel of TSG %u\n", e + k, tsgid);
+				return -1;
+			}
+		}
+		out[n++] = tsgid;
+		e += 1U + len;
+	}
+	if ((io.submit[s.rl->id] & 0xffffU) != hw->count) {
+		unit_err(m, "submit register length %u, buffer %u entries\n",
+			 io.submit[s.rl->id] & 0xffffU, hw->count);
+		return -1;
+	}
+	return (int)n;
+}
+
+static void x_cleanup(struct gk20a *g)
+{
+	u32 i;
+
+	for (i = 0; i < x.n; i++) {
+		(void)nvgpu_runlist_update(g, s.rl, x.ch[i], false, true);
+		nvgpu_channel_close(x.ch[i]);
+		nvgpu_ref_put(&x.tsg[i]->refcount, nvgpu_tsg_release);
+	}
+	x.n = 0;
+}
+
+static int test_many_tsgs(struct unit_module *m, struct gk20a *g, void *args)
+{
+	static u32 got[NX + NT * 4U], want[NX];
+	u32 i, set, il, nw, id;
+	int ng;
+
+	for (x.n = 0; x.n < NX; x.n++) {
+		struct nvgpu_tsg *t = nvgpu_tsg_open(g, getpid());
+		struct nvgpu_channel *ch;
+
+		if (t == NULL) {
+			goto fail_setup;
+		}
+		t->interleave_level = NVGPU_FIFO_RUNLIST_INTERLEAVE_LEVEL_LOW;
+		ch = nvgpu_channel_open_new(g, NVGPU_INVALID_RUNLIST_ID, false, getpid(),
+					    getpid());
+		if (ch == NULL) {
+			nvgpu_ref_put(&t->refcount, nvgpu_tsg_release);
+			goto fail_setup;
+		}
+		x.tsg[x.n] = t;
+		x.ch[x.n] = ch;
+		if (nvgpu_tsg_bind_channel(t, ch) != 0) {
+			x.n++;
+			goto fail_setup;
+		}
+		ch->userd_mem = &s.userd;
+		ch->userd_iova = 0x80000000ULL + ((u64)ch->chid << 9);
+		if (t->runlist != s.rl || nvgpu_runlist_update(g, s.rl, ch, true, true) != 0) {
+			x.n++;
+			goto fail_setup;
+		}
+	}
+	unit_info(m, "%u more TSGs, ids %u..%u\n", x.n, x.tsg[0]->tsgid, x.tsg[x.n - 1U]->tsgid);
+	if (x.tsg[x.n - 1U]->tsgid < 3U * 64U) {
+		unit_err(m, "the TSG ids do not reach the fourth bitmap word\n");
+		x_cleanup(g);
+		unit_return_fail(m, "setup\n");
+	}
+	if (start(m, g, 0) != 0) {
+		x_cleanup(g);
+		unit_return_fail(m, "start failed\n");
+	}
+	for (set = 0; set < 5U; set++) {
+		memset(&hk.set, 0, sizeof(hk.set));
+		hk.set.generation = set + 100U;
+		nw = 0;
+		for (id = 0; id < g->fifo.num_channels; id++) {
+			if (x_member(id) && x_in(set, id)) {
+				hk.set.bits[id / BITS_PER_LONG] |= 1UL << (id % BITS_PER_LONG);
+				want[nw++] = id;
+			}
+		}
+		for (il = 0; il < 2U; il++) {
+			g->runlist_interleave = il == 0U;
+			io_reset();
+			if (resubmitted(m, g, "many TSGs", nvgpu_gcaps_resubmit(g)) != 0) {
+				goto fail;
+			}
+			ng = x_decode(m, g, got, ARRAY_SIZE(got));
+			if (ng != (int)nw) {
+				unit_err(m, "set %u, %s: %d TSGs listed, expected %u\n", set,
+					 il ? "flat" : "interleaved", ng, nw);
+				goto fail;
+			}
+			for (i = 0; i < nw; i++) {
+				if (got[i] != want[i]) {
+					unit_err(m, "set %u: entry %u is TSG %u, expected %u\n", set,
+						 i, got[i], want[i]);
+					goto fail;
+				}
+			}
+			unit_info(m, "set %u, %s: %u TSGs, as published\n", set,
+				  il ? "flat" : "interleaved", nw);
+		}
+	}
+	stop(g);
+	x_cleanup(g);
+	return UNIT_SUCCESS;
+fail:
+	stop(g);
+	x_cleanup(g);
+	unit_return_fail(m, "more than 64 TSGs: wrong runlist\n");
+fail_setup:
+	x_cleanup(g);
+	unit_return_fail(m, "could not set up %u more TSGs (got %u)\n", NX, x.n);
+}
+
+/*
+ * Railgate: nvgpu_channel_suspend_all_serviceable_ch() (nvgpu_prepare_poweroff) submits an
+ * empty runlist; while powered off a resubmit touches nothing; resume's
+ * nvgpu_channel_resume_all_serviceable_ch() (nvgpu_finalize_poweron, POWERING_ON) rebuilds
+ * through the builder: the filtered runlist. Preemption is stubbed (as NVIDIA's channel unit
+ * does for this pair); the runlist reloads are nvgpu's own.
+ */
+#ifdef GCAPS_R36
+static int stub_preempt_tsg(struct gk20a *g, u32 runlist_id, u32 tsgid)
+{
+	(void)g;
+	(void)runlist_id;
+	(void)tsgid;
+	return 0;
+}
+#else
+static int stub_preempt_tsg(struct gk20a *g, struct nvgpu_tsg *tsg)
+{
+	(void)g;
+	(void)tsg;
+	return 0;
+}
+#endif
+
+static int stub_preempt_channel(struct gk20a *g, struct nvgpu_channel *ch)
+{
+	(void)g;
+	(void)ch;
+	return 0;
+}
+
+static int test_railgate(struct unit_module *m, struct gk20a *g, void *args)
+{
+	__typeof__(g->ops.fifo.preempt_tsg) preempt_tsg = g->ops.fifo.preempt_tsg;
+	__typeof__(g->ops.fifo.preempt_channel) preempt_channel = g->ops.fifo.preempt_channel;
+#ifdef GCAPS_R36
+	__typeof__(g->ops.tsg.add_subctx_channel_hw) add_subctx = g->ops.tsg.add_subctx_channel_hw;
+#endif
+	u32 reads;
+	int err, ret = UNIT_FAIL;
+
+	if (start(m, g, 0xaU) != 0) {
+		unit_return_fail(m, "start failed\n");
+	}
+	g->ops.fifo.preempt_tsg = stub_preempt_tsg;
+	g->ops.fifo.preempt_channel = stub_preempt_channel;
+#ifdef GCAPS_R36
+	g->ops.tsg.add_subctx_channel_hw = NULL;
+#endif
+	if (resubmitted(m, g, "bound {H1 L3}", nvgpu_gcaps_resubmit(g)) != 0 ||
+	    check_submitted(m, g, "bound {H1 L3}", 0xaU, true) != 0) {
+		goto out;
+	}
+	io_reset();
+	err = nvgpu_channel_suspend_all_serviceable_ch(g);
+	if (err != 0 || io.submits[s.rl->id] == 0U || (io.submit[s.rl->id] & 0xffffU) != 0U ||
+	    s.rl->domain->mem_hw->count != 0U) {
+		unit_err(m, "suspend: %d, runlist not submitted empty\n", err);
+		goto out;
+	}
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_OFF);
+	io_reset();
+	err = nvgpu_gcaps_resubmit(g);
+	if (err != -EAGAIN || io.seq != 0U) {
+		unit_err(m, "railgated: resubmit returned %d, %u register accesses\n", err, io.seq);
+		goto out;
+	}
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERING_ON);
+	io_reset();
+	reads = hk.reads;
+	err = nvgpu_channel_resume_all_serviceable_ch(g);
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_ON);
+	if (err != 0 || hk.reads == reads ||
+	    check_submitted(m, g, "resumed, {H1 L3}", 0xaU, true) != 0) {
+		unit_err(m, "resume: %d, the rebuilt runlist is not the filtered one\n", err);
+		goto out;
+	}
+	ret = UNIT_SUCCESS;
+out:
+	g->ops.fifo.preempt_tsg = preempt_tsg;
+	g->ops.fifo.preempt_channel = preempt_channel;
+#ifdef GCAPS_R36
+	g->ops.tsg.add_subctx_channel_hw = add_subctx;
+#endif
+	stop(g);
+	if (ret != UNIT_SUCCESS) {
+		unit_return_fail(m, "railgate suspend/resume\n");
+	}
+	return ret;
+}
+
+/*
+ * ga10b (Orin) submit path: the same fake gv11b GPU, with the runlist HAL's submit and PENDING
+ * ops switched to ga10b's (hal/fifo/runlist_fifo_ga10b_fusa.c: base lo/hi and submit at the
+ * runlist's runlist_pri_base + 0x80/0x84/0x88, PENDING bit 15 at +0x8C) and every active
+ * runlist given a synthesized runlist_pri_base in a register space of our own. A full ga10b
+ * device (top_device_info2, RUNLIST/CHRAM spaces, ga10b FIFO init) is not synthesized (see
+ * README). resubmit: every runlist submitted through the ga10b registers and none through
+ * gv11b's, base lo/hi the buffer's, PENDING polled after the submit, the filtered runlist; a
+ * stuck ga10b PENDING gives -ETIMEDOUT with the power reference dropped, and clears.
+ */
+static int test_ga10b_submit(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct nvgpu_fifo *f = &g->fifo;
+	__typeof__(g->ops.runlist.hw_submit) hw_submit = g->ops.runlist.hw_submit;
+#ifdef GCAPS_R36
+	__typeof__(g->ops.runlist.check_pending) pending = g->ops.runlist.check_pending;
+#else
+	__typeof__(g->ops.runlist.wait_pending) pending = g->ops.runlist.wait_pending;
+#endif
+	u32 pri[MAX_RL], i, id = s.rl->id;
+	struct pw p0;
+	u64 iova;
+	int err, ret = UNIT_FAIL;
+
+	if (nvgpu_posix_io_add_reg_space(g, GA_RL_BASE, MAX_RL * GA_RL_STRIDE) != 0) {
+		unit_return_fail(m, "cannot add the ga10b runlist register space\n");
+	}
+	if (start(m, g, 0xdU) != 0) {
+		nvgpu_posix_io_delete_reg_space(g, GA_RL_BASE);
+		unit_return_fail(m, "start failed\n");
+	}
+	for (i = 0; i < f->num_runlists; i++) {
+		struct nvgpu_runlist *rl = &f->active_runlists[i];
+
+		pri[i] = rl->runlist_pri_base;
+		rl->runlist_pri_base = GA_RL_BASE + rl->id * GA_RL_STRIDE;
+	}
+	g->ops.runlist.hw_submit = ga10b_runlist_hw_submit;
+#ifdef GCAPS_R36
+	g->ops.runlist.check_pending = ga10b_runlist_check_pending;
+#else
+	g->ops.runlist.wait_pending = ga10b_runlist_wait_pending;
+#endif
+
+	io_reset();
+	err = nvgpu_gcaps_resubmit(g);
+	iova = nvgpu_mem_get_addr(g, &s.rl->domain->mem_hw->mem);
+	if (err != 0 || io.legacy != 0U) {
+		unit_err(m, "ga10b: resubmit %d, %u writes to gv11b's submit registers\n", err,
+			 io.legacy);
+		goto out;
+	}
+	for (i = 0; i < f->num_runlists; i++) {
+		if (io.submits[f->active_runlists[i].id] == 0U) {
+			unit_err(m, "ga10b: runlist %u not submitted\n", f->active_runlists[i].id);
+			goto out;
+		}
+	}
+	if ((io.base & ~0x3ffU) != ((((u32)iova) >> 10) << 10) || io.base_hi != (u32)(iova >> 32) ||
+	    io.polls[id] == 0U || io.poll_seq[id] < io.submit_seq[id]) {
+		unit_err(m, "ga10b: base lo 0x%08x hi 0x%08x for 0x%llx, %u PENDING polls\n",
+			 io.base, io.base_hi, (unsigned long long)iova, io.polls[id]);
+		goto out;
+	}
+	if (check_submitted(m, g, "ga10b submit, {L0 M2 L3}", 0xdU, true) != 0) {
+		goto out;
+	}
+
+	io.stuck = true;
+	io_reset();
+	if (power_counts(m, &p0) != 0) {
+		goto out;
+	}
+	err = nvgpu_gcaps_resubmit(g);
+	io.stuck = false;
+	if (err != -ETIMEDOUT || power_delta(m, "ga10b stuck PENDING", &p0, 1, 1, 1) != 0 ||
+	    io.polls[id] == 0U) {
+		unit_err(m, "ga10b stuck PENDING: returned %d, %u polls\n", err, io.polls[id]);
+		goto out;
+	}
+	publish(false, 0x6U);
+	io_reset();
+	if (nvgpu_gcaps_resubmit(g) != 0 ||
+	    check_submitted(m, g, "ga10b, PENDING cleared, {H1 M2}", 0x6U, true) != 0) {
+		goto out;
+	}
+	ret = UNIT_SUCCESS;
+out:
+	g->ops.runlist.hw_submit = hw_submit;
+#ifdef GCAPS_R36
+	g->ops.runlist.check_pending = pending;
+#else
+	g->ops.runlist.wait_pending = pending;
+#endif
+	for (i = 0; i < f->num_runlists; i++) {
+		f->active_runlists[i].runlist_pri_base = pri[i];
+	}
+	stop(g);
+	nvgpu_posix_io_delete_reg_space(g, GA_RL_BASE);
+	if (ret != UNIT_SUCCESS) {
+		unit_return_fail(m, "ga10b submit path\n");
+	}
+	return ret;
+}
+
+#ifdef GCAPS_R36
+/*
+ * R36 with a user (GSP) NVS domain: the runlists are GSP's, gcaps's resubmit does nothing (no
+ * build, no register access) and returns 0. Without it, resubmit works again.
+ */
+static int test_resubmit_user_domain(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct nvgpu_nvs_domain *dom = NULL;
+	u32 reads;
+	int err;
+
+	if (start(m, g, 0x1U) != 0) {
+		unit_return_fail(m, "start failed\n");
+	}
+	err = nvgpu_nvs_add_domain(g, "gcaps-user", 100000ULL, 0ULL, &dom);
+	if (err != 0 || dom == NULL) {
+		stop(g);
+		unit_return_fail(m, "adding a user domain failed: %d\n", err);
+	}
+	io_reset();
+	reads = hk.reads;
+	err = nvgpu_gcaps_resubmit(g);
+	if (err != 0 || io.seq != 0U || hk.reads != reads) {
+		unit_err(m, "user domain: resubmit returned %d, %u register accesses, %u builds\n",
+			 err, io.seq, hk.reads - reads);
+		(void)nvgpu_nvs_del_domain(g, dom->id);
+		stop(g);
+		unit_return_fail(m, "resubmit acted while GSP owns the runlists\n");
+	}
+	err = nvgpu_nvs_del_domain(g, dom->id);
+	io_reset();
+	if (err != 0 || resubmitted(m, g, "user domain removed", nvgpu_gcaps_resubmit(g)) != 0 ||
+	    check_submitted(m, g, "user domain removed", 0x1U, true) != 0) {
+		stop(g);
+		unit_return_fail(m, "resubmit after the user domain was removed\n");
+	}
+	stop(g);
+	return UNIT_SUCCESS;
+}
+#endif
 #endif /* GCAPS_PATCHED */
 
 static int test_teardown(struct unit_module *m, struct gk20a *g, void *args)
@@ -801,6 +1743,17 @@ struct unit_module_test nvgpu_gcaps_tests[] = {
 #endif
 	UNIT_TEST(unbind, test_unbind, NULL, 0),
 	UNIT_TEST(events_unbound, test_events_unbound, NULL, 0),
+	UNIT_TEST(resubmit, test_resubmit, NULL, 0),
+	UNIT_TEST(resubmit_power, test_resubmit_power, NULL, 0),
+	UNIT_TEST(unbind_rebuilds, test_unbind_rebuilds, NULL, 0),
+	UNIT_TEST(recovery, test_recovery, NULL, 0),
+	UNIT_TEST(stuck_pending, test_stuck_pending, NULL, 0),
+	UNIT_TEST(many_tsgs, test_many_tsgs, NULL, 0),
+	UNIT_TEST(railgate, test_railgate, NULL, 0),
+	UNIT_TEST(ga10b_submit, test_ga10b_submit, NULL, 0),
+#ifdef GCAPS_R36
+	UNIT_TEST(resubmit_user_domain, test_resubmit_user_domain, NULL, 0),
+#endif
 #endif
 	UNIT_TEST(teardown, test_teardown, NULL, 0),
 };
