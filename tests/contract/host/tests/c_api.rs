@@ -218,3 +218,52 @@ fn staticlib_links_into_a_shared_object() {
     let stdout = run(Command::new(&exe).arg(&so));
     assert_eq!(stdout, "shared object: ok\n");
 }
+
+/// The backend contract suite (`tests/contract/contract.c`, 17 scenarios) on gcaps's real core
+/// hosted here, with the synchronous C driver of `tests/c/suite.c`: every scenario passes and
+/// the driver commits no contract violation; the driver's mutations fail the scenarios they
+/// must (ignoring the eligible set or not reporting opens: the 15 with a real-time segment;
+/// not reporting the recovery: `recovery-during-segment`).
+#[test]
+fn contract_suite_passes_on_the_hosted_core() {
+    let lib = static_lib();
+    let suite = here().join("..");
+    let exe = out("suite");
+    run(Command::new("gcc")
+        .args(CFLAGS)
+        .arg("-I")
+        .arg(here().join("include"))
+        .arg("-I")
+        .arg(&suite)
+        .arg(here().join("tests/c/suite.c"))
+        .arg(suite.join("contract.c"))
+        .arg(&lib)
+        .args(LIBS)
+        .arg("-o")
+        .arg(&exe));
+    let stdout = run(&mut Command::new(&exe));
+    assert!(
+        stdout.contains("\ncontract: 17 passed, 0 failed, 0 skipped\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("gcaps-contract-host: 0 contract violations\n"),
+        "{stdout}"
+    );
+
+    let failed = |mutation: &str| {
+        let o = Command::new(&exe).arg(mutation).output().unwrap();
+        assert!(!o.status.success(), "{mutation}: passed");
+        let mut names: Vec<String> = String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter_map(|l| l.strip_prefix("FAIL "))
+            .map(|l| l.split(':').next().unwrap().to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    let rt_scenarios = 15;
+    assert_eq!(failed("ignore-eligible").len(), rt_scenarios);
+    assert_eq!(failed("no-open-report").len(), rt_scenarios);
+    assert_eq!(failed("no-recovered"), vec!["recovery-during-segment"]);
+}
