@@ -89,6 +89,8 @@ int gcaps_c_scenario(void)
 	calls->tsg_update(be, &tsg);
 	CHECK(gcaps_host_work_pending() == 1);
 	CHECK(gcaps_host_run_work() == 0);
+	CHECK(gcaps_host_work_pending() == 0);
+	CHECK(gcaps_host_counters(&cnt) == 0 && cnt.tsgs == 2 && cnt.events == 2);
 
 	client = gcaps_host_client_open(100, 1000, true, 10);
 	CHECK(client > 0);
