@@ -51,7 +51,7 @@ while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
     sed -nE 's/^vm-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/$l.log"
   done
   sed -nE 's/^vm-selftest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-selftest.log"
-  sed -nE 's/^nvgpu-test: [^ ]+ gcaps scenarios( \(full profile\))?: ([0-9]+) passed, ([0-9]+) failed.*/\2 \3/p' "$LOGDIR/nvgpu-test.log"
+  sed -nE 's/^nvgpu-test: [^ ]+ (gcaps scenarios|contract suite)( \(full profile\))?: ([0-9]+) passed, ([0-9]+) failed.*/\3 \4/p' "$LOGDIR/nvgpu-test.log"
   sed -nE 's/^nvgpu-linux-glue: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/nvgpu-linux-glue.log"
   sed -nE 's/^dkms-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/dkms-test.log"
   sed -nE 's/^contract-check: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/contract-check.log"

@@ -164,6 +164,7 @@ run_line() {
 		"$([[ $same -eq 1 ]] && echo yes || echo NO); on the stock tree $stock_unit passed; run $r_secs s)"
 	[[ $same -eq 1 ]] || die "$line: unbound runlists differ from stock: diff $dir/stock/gcaps-dump.txt $pd/gcaps-dump.txt"
 	check_run "$line gcaps scenarios" "$pd/run-gcaps.log"
+	run_contract "$ptree" "$pd" "$line" ""
 
 	# The full (non-safety) profile, as the L4T kernel build has it: the TSG scheduling setters
 	# and recovery exist only there. Our unit alone (NVIDIA's FIFO units assume the safety
@@ -181,6 +182,7 @@ run_line() {
 		"identical to stock: $([[ $same -eq 1 ]] && echo yes || echo NO); build $b_secs s, run $r_secs s)"
 	[[ $same -eq 1 ]] || die "$line: full profile: unbound runlists differ from stock: diff $dir/stock/gcaps-dump.txt $fd/gcaps-dump.txt"
 	check_run "$line gcaps scenarios (full profile)" "$fd/run-gcaps.log"
+	run_contract "$fd/nvgpu-$line" "$fd" "$line" " (full profile)"
 }
 
 # patched_copy DIR KIND: DIR/nvgpu-$line = the pristine tree with the line's series applied
@@ -220,10 +222,20 @@ build_tree() {
 	for f in "$here"/units/gcaps/*; do
 		install_file "$f" "$us/units/gcaps/$(basename "$f")"
 	done
+	# The contract unit (patched trees: it builds the series' os/linux/gcaps_link.c).
+	local ours=("$us/units/gcaps")
+	if [[ -f "$drv/os/linux/gcaps_link.c" ]]; then
+		mkdir -p "$us/units/gcaps-contract"
+		for f in "$here"/units/gcaps-contract/*; do
+			install_file "$f" "$us/units/gcaps-contract/$(basename "$f")"
+		done
+		ours+=("$us/units/gcaps-contract")
+	fi
 
 	# CC carries -I<common>: R36's common/gr/gr.c includes "gr/obj_ctx_priv.h" relative to it.
 	local mk=(nice -n 10 make --no-print-directory -C "$us"
-		NVGPU_NEXT_SRC="$here/nvgpu-next" CC="gcc -I$drv/common")
+		NVGPU_NEXT_SRC="$here/nvgpu-next" CC="gcc -I$drv/common"
+		GCAPS_ROOT="$root" GCAPS_HOST_LIB="$host_lib")
 	if [[ $profile == full ]]; then
 		mk+=(NV_BUILD_CONFIGURATION_IS_SAFETY=0 NVGPU_FORCE_SAFETY_PROFILE=0)
 	fi
@@ -246,7 +258,7 @@ build_tree() {
 	done
 	# The FIFO common helper library first (the modules link against it), then the modules.
 	if ! "${mk[@]}" UNITS="$us/units/fifo" units >"$logs/units.log" 2>&1 ||
-		! "${mk[@]}" -j"$jobs" UNITS="${units[*]} $us/units/gcaps" units >>"$logs/units.log" 2>&1; then
+		! "${mk[@]}" -j"$jobs" UNITS="${units[*]} ${ours[*]}" units >>"$logs/units.log" 2>&1; then
 		grep -E -A3 "error|Error" "$logs/units.log" | cut -c1-400 | tail -n 20 >&2
 		die "$line: building the unit modules failed (log: $logs/units.log)"
 	fi
@@ -301,11 +313,32 @@ run_gcaps() {
 	r_preload=
 }
 
+# run_contract TREE LOGDIR LINE LABEL: the backend contract suite (tests/contract) on this tree
+# with gcaps's hosted core (units/gcaps-contract); its own counts from the suite's summary.
+run_contract() {
+	run_units "$1" "$2" contract nvgpu-gcaps-contract
+	local sum
+	sum=$(sed -n -E 's/^contract: ([0-9]+ passed, [0-9]+ failed, [0-9]+ skipped)$/\1/p' \
+		"$2/run-contract.log" | tail -n 1)
+	[[ -n "$sum" ]] || die "$3: the contract suite printed no summary (log: $2/run-contract.log)"
+	echo "$me: $3 contract suite$4: $sum (tests/contract on nvgpu, gcaps's real core hosted" \
+		"in the process through patch 0004's adapter; run $r_secs s)"
+	check_run "$3 contract suite$4" "$2/run-contract.log"
+}
+
 # check_run WHAT LOG: the last run_units exited 0 with no failures.
 check_run() {
 	[[ $r_rc -eq 0 ]] || die "$1: nvgpu_unit exited $r_rc (log: $2)"
 	[[ $r_failed -eq 0 ]] || die "$1: $r_failed unit tests failed (log: $2)"
 }
+
+# gcaps's real core hosted in a process (tests/contract/host), linked into the contract unit.
+t0=$(now_ms)
+(cd "$root" && nice -n 10 cargo build --quiet --locked --release -p gcaps-contract-host) ||
+	die "building gcaps-contract-host failed"
+host_lib="${CARGO_TARGET_DIR:-$root/target}/release/libgcaps_contract_host.a"
+[[ -f "$host_lib" ]] || die "$host_lib was not built"
+echo "$me: gcaps-contract-host built ($(secs $(($(now_ms) - t0))) s)"
 
 npass=0
 nfail=0

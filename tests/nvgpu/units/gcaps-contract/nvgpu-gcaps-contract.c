@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gcaps's contract unit module: the backend contract suite (tests/contract/contract.c, the
+ * same scenarios the emulated GPU passes in the VM, 47-contract-simgpu) run on nvgpu with the
+ * gcaps series applied, end to end on real code:
+ *
+ *   contract.c --fixture--> nvgpu's TSG/channel/runlist API (this file)
+ *        |                        | the series' hook (common/fifo/gcaps.c)
+ *        v                        v
+ *   gcaps's real core  <--calls-- os/linux/gcaps_link.c (patch 0004's adapter, built here)
+ *   (tests/contract/host) --ops->resubmit/detach--> nvgpu_gcaps_resubmit / _unbind
+ *
+ * Owners are process identities (tgid, start time) gcaps's hosted core opens clients for;
+ * nvgpu records the tgid passed to nvgpu_tsg_open as the TSG's owner, and the adapter asks this
+ * file for the start time (the Linux glue asks the kernel). Everything runs on the runner's one
+ * thread: settle() runs gcaps's deferred work until none is left. The runlist is read back from
+ * the buffer nvgpu submitted (rl->domain->mem_hw, gv11b entries).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <unit/io.h>
+#include <unit/unit.h>
+
+#include <nvgpu/types.h>
+#include <nvgpu/gk20a.h>
+#include <nvgpu/channel.h>
+#include <nvgpu/tsg.h>
+#include <nvgpu/runlist.h>
+#include <nvgpu/enabled.h>
+#include <nvgpu/nvgpu_mem.h>
+#include <nvgpu/nvgpu_init.h>
+#include <nvgpu/posix/mock-regs.h>
+#include <nvgpu/gcaps.h>
+#ifdef MOCK_REGS_RUNLIST		/* R36 (see tests/nvgpu/mock-registers.c) */
+#include <nvgpu/nvs.h>
+#endif
+#ifdef CONFIG_NVGPU_RECOVERY
+#include <nvgpu/rc.h>
+#endif
+
+/* (not through -I: os/linux/sched.h would shadow <sched.h>) */
+#include "../../../drivers/gpu/nvgpu/os/linux/gcaps_link.h"
+#define GCAPS_HAVE_KERNEL_TYPES
+#include "gcaps_host.h"
+#include "contract.h"
+
+#include "../fifo/nvgpu-fifo-common.h"
+
+#define MAX_OWNERS	16U
+#define MAX_TSGS	32U
+#define MAX_CHS		4U
+#define OPEN_CHANNELS	2U	/* channels a new TSG gets */
+
+struct c_owner {
+	s32 tgid;
+	u64 start;
+	s64 client;
+};
+
+struct c_tsg {
+	struct nvgpu_tsg *tsg;
+	struct nvgpu_channel *ch[MAX_CHS];
+	u32 nch;
+	int owner;
+};
+
+static struct {
+	struct unit_module *m;
+	struct gk20a *g;
+	struct nvgpu_gcaps_link link;
+	struct nvgpu_mem userd;		/* dummy USERD memory (safety profile) */
+	struct nvgpu_runlist *rl;	/* runlist 0, where every TSG goes */
+	struct c_owner o[MAX_OWNERS];
+	u32 no;
+	struct c_tsg t[MAX_TSGS];
+	u32 generation;			/* owner identities are never reused */
+	u64 resubmits, violations;	/* gcaps's counters, summed over its loads */
+	char err[200];
+} c;
+
+#define fail(...) (snprintf(c.err, sizeof(c.err), __VA_ARGS__), CONTRACT_ERR)
+
+/*
+ * The fake GPU is "powered on" only while gcaps may resubmit (begin, end, its work, unload,
+ * attach): nvgpu_gcaps_resubmit() skips an unpowered GPU, and with power on, opening channels
+ * would run MMU maintenance the fake registers cannot answer. nvgpu's own runlist updates
+ * (channels added and removed) submit either way.
+ */
+static void gpu_on(void)
+{
+	nvgpu_set_power_state(c.g, NVGPU_STATE_POWERED_ON);
+}
+
+static void gpu_off(void)
+{
+	nvgpu_set_power_state(c.g, NVGPU_STATE_POWERED_OFF);
+}
+
+/* The adapter's OS callback: the owner's start time (the Linux glue asks the kernel). */
+static u64 c_owner_start(struct gk20a *g, pid_t tgid)
+{
+	u32 i;
+
+	(void)g;
+	for (i = 0; i < c.no; i++) {
+		if (c.o[i].tgid == tgid) {
+			return c.o[i].start;
+		}
+	}
+	return 0;
+}
+
+static void c_detached(struct nvgpu_gcaps_link *link)
+{
+	(void)link;
+}
+
+static struct c_tsg *c_find(unsigned int tsgid)
+{
+	u32 i;
+
+	for (i = 0; i < MAX_TSGS; i++) {
+		if (c.t[i].tsg != NULL && c.t[i].tsg->tsgid == tsgid) {
+			return &c.t[i];
+		}
+	}
+	return NULL;
+}
+
+static int c_ch_add(struct c_tsg *t)
+{
+	struct nvgpu_channel *ch;
+	int err;
+
+	if (t->nch == MAX_CHS) {
+		return fail("TSG %u has %u channels already", t->tsg->tsgid, t->nch);
+	}
+	ch = nvgpu_channel_open_new(c.g, NVGPU_INVALID_RUNLIST_ID, false,
+				    c.o[t->owner].tgid, c.o[t->owner].tgid);
+	if (ch == NULL) {
+		return fail("nvgpu_channel_open_new failed");
+	}
+	err = nvgpu_tsg_bind_channel(t->tsg, ch);
+	if (err != 0) {
+		nvgpu_channel_close(ch);
+		return fail("nvgpu_tsg_bind_channel: %d", err);
+	}
+	ch->userd_mem = &c.userd;
+	ch->userd_iova = 0x80000000ULL + ((u64)ch->chid << 9);
+	t->ch[t->nch++] = ch;
+	c.rl = t->tsg->runlist;
+	/* Runnable: nvgpu adds it and rebuilds (filtered) and submits, as setup_bind does. */
+	err = nvgpu_runlist_update(c.g, c.rl, ch, true, true);
+	return err == 0 ? CONTRACT_OK : fail("nvgpu_runlist_update(add): %d", err);
+}
+
+/*
+ * As a process closing a channel: nvgpu's channel free unbinds it from its TSG, which takes it
+ * off the runlist (rebuild and submit) and reports the TSG's new channel count. (An explicit
+ * nvgpu_runlist_update(remove) first would make that second removal a no-op, and R36's
+ * nvgpu_runlist_update_locked() swaps buffers and submits the previous one even then.)
+ */
+static void c_ch_remove(struct c_tsg *t)
+{
+	nvgpu_channel_close(t->ch[--t->nch]);
+}
+
+static int c_close(struct c_tsg *t)
+{
+	while (t->nch > 0U) {
+		c_ch_remove(t);
+	}
+	nvgpu_ref_put(&t->tsg->refcount, nvgpu_tsg_release);
+	t->tsg = NULL;
+	return CONTRACT_OK;
+}
+
+/* Add what gcaps counted since its last load (it starts from 0 at every load). */
+static void c_count(void)
+{
+	struct gcaps_host_counters k;
+
+	if (gcaps_host_counters(&k) == 0) {
+		c.resubmits += k.resubmits;
+		c.violations += k.violations;
+	}
+}
+
+static int c_reset(void *ctx)
+{
+	u32 i;
+	int r;
+
+	(void)ctx;
+	for (i = 0; i < MAX_TSGS; i++) {
+		if (c.t[i].tsg != NULL && c_close(&c.t[i]) != CONTRACT_OK) {
+			return CONTRACT_ERR;
+		}
+	}
+	/* gcaps afresh: unload (ops->detach if bound), load, nvgpu attaches as on Linux. */
+	c_count();
+	gpu_on();
+	(void)gcaps_host_unload();
+	r = gcaps_host_load();
+	if (r != 0) {
+		gpu_off();
+		return fail("gcaps_host_load: %d", r);
+	}
+	c.no = 0;
+	r = nvgpu_gcaps_link_attach(&c.link, gcaps_backend_register);
+	gpu_off();
+	if (r != 0 || !nvgpu_gcaps_link_bound(&c.link)) {
+		return fail("nvgpu_gcaps_link_attach: %d", r);
+	}
+	return CONTRACT_OK;
+}
+
+static int c_owner_new(void *ctx, int rt_prio, int *owner)
+{
+	struct c_owner *o;
+
+	(void)ctx;
+	if (c.no == MAX_OWNERS) {
+		return fail("more than %u owners", MAX_OWNERS);
+	}
+	o = &c.o[c.no];
+	c.generation++;
+	o->tgid = (s32)(5000U + c.generation);
+	o->start = 1000000ULL * c.generation;
+	o->client = gcaps_host_client_open(o->tgid, o->start, rt_prio > 0, rt_prio);
+	if (o->client <= 0) {
+		return fail("gcaps_host_client_open: %lld", (long long)o->client);
+	}
+	*owner = (int)c.no++;
+	return CONTRACT_OK;
+}
+
+static int c_tsg_open(void *ctx, int owner, unsigned int *tsgid, unsigned int *channels)
+{
+	struct c_tsg *t = NULL;
+	u32 i, k;
+
+	(void)ctx;
+	for (i = 0; i < MAX_TSGS && t == NULL; i++) {
+		if (c.t[i].tsg == NULL) {
+			t = &c.t[i];
+		}
+	}
+	if (t == NULL) {
+		return fail("more than %u TSGs", MAX_TSGS);
+	}
+	t->tsg = nvgpu_tsg_open(c.g, c.o[owner].tgid);
+	if (t->tsg == NULL) {
+		return fail("nvgpu_tsg_open failed");
+	}
+	t->owner = owner;
+	t->nch = 0;
+	for (k = 0; k < OPEN_CHANNELS; k++) {
+		if (c_ch_add(t) != CONTRACT_OK) {
+			return CONTRACT_ERR;
+		}
+	}
+	*tsgid = t->tsg->tsgid;
+	*channels = t->nch;
+	return CONTRACT_OK;
+}
+
+static int c_tsg_close(void *ctx, int owner, unsigned int tsgid)
+{
+	struct c_tsg *t = c_find(tsgid);
+
+	(void)ctx;
+	if (t == NULL || t->owner != owner) {
+		return fail("TSG %u is not open by owner %d", tsgid, owner);
+	}
+	return c_close(t);
+}
+
+static int c_channel_add(void *ctx, int owner, unsigned int tsgid)
+{
+	struct c_tsg *t = c_find(tsgid);
+
+	(void)ctx;
+	(void)owner;
+	return t == NULL ? fail("no TSG %u", tsgid) : c_ch_add(t);
+}
+
+static int c_channel_remove(void *ctx, int owner, unsigned int tsgid)
+{
+	struct c_tsg *t = c_find(tsgid);
+
+	(void)ctx;
+	(void)owner;
+	if (t == NULL || t->nch < 2U) {
+		return fail("TSG %u: no channel to remove", tsgid);
+	}
+	c_ch_remove(t);
+	return CONTRACT_OK;
+}
+
+static int c_seg_begin(void *ctx, int owner, int gpu_prio, int *pending)
+{
+	int r;
+
+	(void)ctx;
+	gpu_on();
+	r = gcaps_host_begin(c.o[owner].client, gpu_prio);
+	gpu_off();
+	if (r != GCAPS_HOST_RUNNING && r != GCAPS_HOST_PENDING) {
+		return fail("gcaps_host_begin: %d", r);
+	}
+	*pending = r == GCAPS_HOST_PENDING;
+	return CONTRACT_OK;
+}
+
+static int c_seg_end(void *ctx, int owner)
+{
+	int r;
+
+	(void)ctx;
+	gpu_on();
+	r = gcaps_host_end(c.o[owner].client);
+	gpu_off();
+	return r == 0 ? CONTRACT_OK : fail("gcaps_host_end: %d", r);
+}
+
+/* The process exits: gcaps sees its thread group gone, its TSG files close, then its file. */
+static int c_owner_exit(void *ctx, int owner)
+{
+	u32 i;
+	int r = gcaps_host_owner_exit(c.o[owner].tgid, c.o[owner].start);
+
+	(void)ctx;
+	if (r < 0) {
+		return fail("gcaps_host_owner_exit: %d", r);
+	}
+	for (i = 0; i < MAX_TSGS; i++) {
+		if (c.t[i].tsg != NULL && c.t[i].owner == owner && c_close(&c.t[i]) != CONTRACT_OK) {
+			return CONTRACT_ERR;
+		}
+	}
+	gpu_on();
+	r = gcaps_host_client_close(c.o[owner].client);
+	gpu_off();
+	return r == 0 ? CONTRACT_OK : fail("gcaps_host_client_close: %d", r);
+}
+
+#ifdef CONFIG_NVGPU_RECOVERY
+/* What gv11b_fifo_recover does to the runlist, without resetting the fake GPU's engines. */
+static void c_recover_hal(struct gk20a *g, u32 act_eng_bitmask, u32 id, unsigned int id_type,
+			  unsigned int rc_type, struct mmu_fault_info *mmfault)
+{
+	(void)act_eng_bitmask;
+	(void)id;
+	(void)id_type;
+	(void)rc_type;
+	(void)mmfault;
+	nvgpu_runlist_lock_active_runlists(g);
+	(void)nvgpu_runlist_update_locked(g, c.rl, c.rl->domain, NULL, false, false);
+	nvgpu_runlist_unlock_active_runlists(g);
+}
+#endif
+
+/* nvgpu recovers: its runlist cleared, then recovered() from its recovery path. */
+static int c_recover(void *ctx)
+{
+	(void)ctx;
+	if (c.rl == NULL) {
+		return fail("no runlist yet");
+	}
+#ifdef CONFIG_NVGPU_RECOVERY
+	{
+		void (*orig)(struct gk20a *, u32, u32, unsigned int, unsigned int,
+			     struct mmu_fault_info *) = c.g->ops.fifo.recover;
+		void (*orig_flush)(struct gk20a *) = c.g->ops.ltc.flush;
+
+		c.g->ops.fifo.recover = c_recover_hal;
+		c.g->ops.ltc.flush = NULL;
+		nvgpu_rc_fifo_recover(c.g, 0U, INVAL_ID, false, false, false, RC_TYPE_FORCE_RESET);
+		c.g->ops.fifo.recover = orig;
+		c.g->ops.ltc.flush = orig_flush;
+	}
+#else
+	/* Safety profile: no recovery code; what it does, then the series' notification. */
+	nvgpu_runlist_lock_active_runlists(c.g);
+	(void)nvgpu_runlist_update_locked(c.g, c.rl, c.rl->domain, NULL, false, false);
+	nvgpu_runlist_unlock_active_runlists(c.g);
+	nvgpu_gcaps_recovered(c.g);
+#endif
+	if (c.rl->domain->mem_hw->count != 0U) {
+		return fail("recovery left %u runlist entries", c.rl->domain->mem_hw->count);
+	}
+	return CONTRACT_OK;
+}
+
+static int c_detach(void *ctx)
+{
+	int r;
+
+	(void)ctx;
+	gpu_on();
+	r = gcaps_host_unload();
+	gpu_off();
+	if (r != 1 || nvgpu_gcaps_link_bound(&c.link)) {
+		return fail("unloading gcaps did not detach nvgpu");
+	}
+	return CONTRACT_OK;
+}
+
+static int c_settle(void *ctx)
+{
+	struct gcaps_host_counters k0;
+	u32 k;
+	int r;
+
+	(void)ctx;
+	if (gcaps_host_counters(&k0) == 0 && k0.loaded == 0U) {
+		return CONTRACT_OK;	/* detached: gcaps is gone, nvgpu submitted its stock runlist */
+	}
+	for (k = 0; k < 100U && gcaps_host_work_pending() == 1; k++) {
+		gpu_on();
+		r = gcaps_host_run_work();
+		gpu_off();
+		if (r < 0) {
+			return fail("gcaps_host_run_work: %d", r);
+		}
+	}
+	return gcaps_host_work_pending() == 0 ? CONTRACT_OK : fail("gcaps's work does not drain");
+}
+
+/* What nvgpu submitted on runlist 0, decoded: TSG headers, each followed by its channels. */
+static int c_runlist(void *ctx, struct contract_runlist *out)
+{
+	const u32 *w;
+	u32 n, e = 0;
+
+	(void)ctx;
+	out->n = 0;
+	if (c.rl == NULL) {
+		return CONTRACT_OK;
+	}
+	w = c.rl->domain->mem_hw->mem.cpu_va;
+	n = c.rl->domain->mem_hw->count;
+	while (e < n) {
+		const u32 *h = &w[4U * e];
+		u32 len = h[1] & 0xffU, k;
+
+		if ((h[0] & 1U) != 1U || e + 1U + len > n || out->n == CONTRACT_RL_MAX) {
+			return fail("runlist entry %u: not a TSG header with %u channel entries", e, len);
+		}
+		for (k = 1; k <= len; k++) {
+			if ((w[4U * (e + k)] & 1U) != 0U) {
+				return fail("runlist entry %u: a TSG header inside a TSG's channels", e + k);
+			}
+		}
+		out->tsg[out->n].id = h[2] & 0xfffU;
+		out->tsg[out->n].channels = len;
+		out->n++;
+		e += 1U + len;
+	}
+	return CONTRACT_OK;
+}
+
+static const char *c_error(void *ctx)
+{
+	(void)ctx;
+	return c.err[0] != '\0' ? c.err : NULL;
+}
+
+static int test_contract(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct contract_fixture fx = {
+#ifdef MOCK_REGS_RUNLIST
+		.name = "nvgpu-r36",
+#else
+		.name = "nvgpu-r35",
+#endif
+		.reset = c_reset, .owner_new = c_owner_new, .tsg_open = c_tsg_open,
+		.tsg_close = c_tsg_close, .channel_add = c_channel_add,
+		.channel_remove = c_channel_remove, .seg_begin = c_seg_begin,
+		.seg_end = c_seg_end, .owner_exit = c_owner_exit, .recover = c_recover,
+		.detach = c_detach, .settle = c_settle, .runlist = c_runlist, .error = c_error,
+	};
+	struct contract_result res;
+	int err;
+
+	(void)args;
+	memset(&c, 0, sizeof(c));
+	c.m = m;
+	c.g = g;
+#ifdef CONFIG_NVGPU_DGPU
+	nvgpu_set_enabled(g, NVGPU_MM_UNIFIED_MEMORY, true);	/* full profile */
+#endif
+	if (test_fifo_init_support(m, g, NULL) != UNIT_SUCCESS) {
+		unit_return_fail(m, "FIFO init failed\n");
+	}
+	/* ../../../shared/facts/nvgpu-posix-test.md, "Setup that a test must do" */
+	g->ptimer_src_freq = 31250000U;
+#ifdef MOCK_REGS_RUNLIST
+	nvgpu_set_enabled(g, NVGPU_SUPPORT_KMD_SCHEDULING_WORKER_THREAD, false);
+	nvgpu_set_enabled(g, NVGPU_SUPPORT_NVS, true);
+	err = nvgpu_nvs_init(g);
+	if (err != 0) {
+		unit_return_fail(m, "nvgpu_nvs_init: %d\n", err);
+	}
+#endif
+	g->poll_timeout_default = 100U;
+	g->runlist_interleave = true;
+	c.userd.aperture = APERTURE_SYSMEM;
+	nvgpu_gcaps_link_init(&c.link, g);
+	c.link.owner_start = c_owner_start;
+	c.link.detached = c_detached;
+
+	err = contract_run(&fx, NULL, &res);
+	(void)fflush(stdout);
+
+	/* Leave nothing behind: TSGs closed, gcaps detached (nvgpu unbound, stock runlist). */
+	(void)c_reset(NULL);
+	c_count();
+	gpu_on();
+	(void)gcaps_host_unload();
+	gpu_off();
+	nvgpu_gcaps_link_destroy(&c.link);
+	if (test_fifo_remove_support(m, g, NULL) != UNIT_SUCCESS) {
+		unit_return_fail(m, "FIFO remove failed\n");
+	}
+	unit_info(m, "gcaps's hosted core: %llu resubmits, %llu contract violations by nvgpu\n",
+		  (unsigned long long)c.resubmits, (unsigned long long)c.violations);
+	if (err != 0 || res.failed != 0 || c.violations != 0U) {
+		unit_return_fail(m, "contract: %d passed, %d failed, %d skipped; %llu violations\n",
+				 res.passed, res.failed, res.skipped,
+				 (unsigned long long)c.violations);
+	}
+	return UNIT_SUCCESS;
+}
+
+struct unit_module_test nvgpu_gcaps_contract_tests[] = {
+	UNIT_TEST(contract, test_contract, NULL, 0),
+};
+
+UNIT_MODULE(nvgpu_gcaps_contract, nvgpu_gcaps_contract_tests, UNIT_PRIO_NVGPU_TEST);
