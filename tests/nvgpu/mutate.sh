@@ -56,6 +56,9 @@ mut E3-events-after-unbind common/fifo/gcaps.c 's|^\tg->gcaps_ev = NULL;|\t(void
 mut E4-no-unbind-event common/fifo/tsg.c '/^int nvgpu_tsg_unbind_channel(/,/^}/s|^\tnvgpu_gcaps_tsg_update(g, tsg);|\t(void)0;|'
 mut E5-no-open-event common/fifo/tsg.c '/^struct nvgpu_tsg \*nvgpu_tsg_open(/,/^}/s|^\tnvgpu_gcaps_tsg_update(g, tsg);|\t(void)0;|'
 mut E6-bound-channels-off-by-one common/fifo/gcaps.c 's|tsg->timeslice_us, tsg->ch_count);|tsg->timeslice_us, tsg->ch_count + 1U);|'
+if [[ $line == r35* ]]; then
+	mut G1-filter-with-second-domain common/fifo/runlist.c 's|(domain->domains_list.next == domain->domains_list.prev) \&\&|true \&\&|'
+fi
 if [[ $line == r36* ]]; then
 	mut E7-filter-with-user-domain common/fifo/runlist.c 's|if ((g->scheduler != NULL) \&\& nvgpu_nvs_gsp_usr_domain_present(g)) {|if (false) {|'
 fi

@@ -776,6 +776,40 @@ static int test_events_unbound(struct unit_module *m, struct gk20a *g, void *arg
 	return UNIT_SUCCESS;
 }
 
+#ifndef GCAPS_R36
+/*
+ * R35 (patch 0006): the builder filters only while "(default)" is the runlist's only domain.
+ * With a second domain (what NVGPU_NVS_IOCTL_CREATE_DOMAIN makes through nvgpu_rl_domain_alloc;
+ * nvgpu's NVS worker would round-robin the domains by resubmitting each one's last buffer,
+ * built under older eligible sets) the runlists are stock; deleting it brings the filter back.
+ */
+static int test_default_only(struct unit_module *m, struct gk20a *g, void *args)
+{
+	int err, ret = UNIT_SUCCESS;
+
+	publish(false, 0x1U);
+	if (check_runlist(m, g, "bound subset 0x1, (default) only", 0x1U, true) != 0) {
+		unit_return_fail(m, "the (default) domain is not filtered\n");
+	}
+	err = nvgpu_rl_domain_alloc(g, "gcaps-second");
+	if (err != 0) {
+		unit_return_fail(m, "adding a second domain failed: %d\n", err);
+	}
+	if (check_runlist(m, g, "bound subset 0x1, a second domain", 0xfU, true) != 0) {
+		unit_err(m, "a second domain exists, yet the runlist was filtered\n");
+		ret = UNIT_FAIL;
+	}
+	err = nvgpu_rl_domain_delete(g, "gcaps-second");
+	if (err != 0) {
+		unit_return_fail(m, "deleting the second domain failed: %d\n", err);
+	}
+	if (check_runlist(m, g, "bound subset 0x1, second domain deleted", 0x1U, true) != 0) {
+		unit_return_fail(m, "the filter did not come back\n");
+	}
+	return ret;
+}
+#endif
+
 #ifdef GCAPS_R36
 /*
  * R36: gcaps filters only the shadow domain, and only while no user (GSP) domain exists. With
@@ -1895,6 +1929,8 @@ struct unit_module_test nvgpu_gcaps_tests[] = {
 	UNIT_TEST(events, test_events, NULL, 0),
 #ifdef GCAPS_R36
 	UNIT_TEST(shadow_only, test_shadow_only, NULL, 0),
+#else
+	UNIT_TEST(default_only, test_default_only, NULL, 0),
 #endif
 	UNIT_TEST(unbind, test_unbind, NULL, 0),
 	UNIT_TEST(events_unbound, test_events_unbound, NULL, 0),
