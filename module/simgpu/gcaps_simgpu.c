@@ -105,6 +105,7 @@ static_assert(sizeof(struct simgpu_runlist) == SIMGPU_RUNLIST_SIZE_VER0);
 static_assert(sizeof(struct simgpu_test_exclude) == SIMGPU_TEST_EXCLUDE_SIZE_VER0);
 static_assert(sizeof(struct simgpu_test_stall) == SIMGPU_TEST_STALL_SIZE_VER0);
 static_assert(sizeof(struct simgpu_test_hold) == SIMGPU_TEST_HOLD_SIZE_VER0);
+static_assert(sizeof(struct simgpu_test_internal) == SIMGPU_TEST_INTERNAL_SIZE_VER0);
 
 /* One work item. Lives on its TSG's queue (unfinished) or done list (finished, not collected). */
 struct simgpu_item {
@@ -129,6 +130,7 @@ struct simgpu_tsg {
 	struct pid *tgid_pid;		/* reference held, for the reader's pid namespace */
 	u64 owner_start;		/* opener's group leader start_boottime, constant */
 	u32 timeslice_us;		/* rl_lock */
+	bool internal;			/* rl_lock: test knob, driver-internal (GCAPS_BE_TSG_ALWAYS) */
 	struct simgpu_channel_info ch[SIMGPU_MAX_CHANNELS];	/* constant */
 	__le32 ch_words[SIMGPU_MAX_CHANNELS][ENTRY_WORDS];	/* encoded once at open */
 	struct list_head queue;		/* eng.lock: unfinished items, FIFO; head = executing */
@@ -591,6 +593,8 @@ static void simgpu_tsg_desc(const struct simgpu_tsg *t, struct gcaps_be_tsg *d)
 	d->owner_start = t->owner_start;
 	d->timeslice_us = t->timeslice_us;
 	d->num_channels = channels;
+	d->flags = t->internal ? GCAPS_BE_TSG_ALWAYS : 0;
+	d->reserved = 0;
 }
 
 /* Build the runlist of every open TSG that gcaps lets on (all without gcaps) into buffer @b. */
@@ -724,6 +728,8 @@ static void simgpu_op_detach(void *drv)
 static const struct gcaps_backend_ops simgpu_ops = {
 	.name = "simgpu",
 	.abi = GCAPS_BACKEND_ABI,
+	.detail = "emulated gv11b",
+	.runlists = BIT(0),		/* one engine, one runlist */
 	.resubmit = simgpu_op_resubmit,
 	.detach = simgpu_op_detach,
 };
@@ -1209,6 +1215,36 @@ static long simgpu_ioc_hold(unsigned long uarg)
 	return 0;
 }
 
+static long simgpu_ioc_internal(unsigned long uarg)
+{
+	struct simgpu_test_internal a;
+	struct gcaps_be_tsg d;
+	struct simgpu_tsg *t;
+	u32 usize;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = simgpu_copy_in(&a, sizeof(a), SIMGPU_TEST_INTERNAL_SIZE_VER0, uarg, &usize);
+	if (ret)
+		return ret;
+	if (a.tsgid >= max_tsgs || a.internal > 1 || a.reserved)
+		return -EINVAL;
+	rt_mutex_lock(&sg.rl_lock);
+	t = sg.tsgs[a.tsgid];
+	if (!t) {
+		rt_mutex_unlock(&sg.rl_lock);
+		return -ENOENT;
+	}
+	t->internal = a.internal;
+	if (sg.calls) {
+		simgpu_tsg_desc(t, &d);
+		sg.calls->tsg_update(sg.be, &d);
+	}
+	rt_mutex_unlock(&sg.rl_lock);
+	return 0;
+}
+
 static long simgpu_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 {
 	struct simgpu_tsg *t = file->private_data;
@@ -1246,6 +1282,8 @@ static long simgpu_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		return simgpu_ioc_stall(uarg);
 	case _IOC_NR(SIMGPU_IOC_TEST_HOLD):
 		return simgpu_ioc_hold(uarg);
+	case _IOC_NR(SIMGPU_IOC_TEST_INTERNAL):
+		return simgpu_ioc_internal(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -310,6 +310,8 @@ mod tests {
                 module: 0x0100,
                 backend_abi: 1,
                 backend_name: "gcaps_simgpu".into(),
+                backend_detail: "emulated gv11b".into(),
+                backend_runlists: 1,
             }),
             rt_runtime_us: Some(-1),
             rt_period_us: Some(1_000_000),
