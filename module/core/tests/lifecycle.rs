@@ -570,6 +570,19 @@ fn release_drops_both_reasons() {
     assert_eq!(tsg_flags(&c, &h, 9), Some(0));
     assert!(!c.policy().is_always_eligible(9));
     c.check().unwrap();
+    // Released alone (applied), then reopened by the same process without the flag.
+    h.tsg_flags(12, 2, 20, 1);
+    c.apply_events(&mut h, &exits);
+    c.set_always(&mut h, root, 12, true).unwrap();
+    assert_eq!(snap_ids(&h), [3, 12]);
+    h.tsg_release(12);
+    c.apply_events(&mut h, &exits);
+    c.check().expect("nothing of the released TSG is left");
+    h.tsg(12, 2, 20, 1);
+    c.apply_events(&mut h, &exits);
+    assert_eq!(snap_ids(&h), [3]);
+    assert_eq!(tsg_flags(&c, &h, 12), Some(0));
+    c.check().unwrap();
     // The backend goes: nothing is left marked.
     h.tsg_flags(11, 0, 0, 1);
     c.apply_events(&mut h, &exits);
