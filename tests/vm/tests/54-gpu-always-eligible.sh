@@ -1,8 +1,11 @@
 #!/bin/sh
-# Always-eligible TSGs (issue 19 items 2 and 5), on the emulated GPU: while a real-time segment
-# of another process is open,
-#  - a best-effort process creates a GPU context (opens /dev/gcaps_simgpu: TSG, channels, a
-#    runlist submit under the driver's lock) and finishes;
+# Always-eligible TSGs (issue 19 items 2 and 5), on the emulated GPU loaded with
+# setup_work_us=1000 (every open first runs 1 ms of setup work on the driver's own TSG, flagged
+# driver-internal, and waits for it, as nvgpu does for a context's setup): while a real-time
+# segment of another process is open,
+#  - the driver's own TSG stays on the runlist, and a best-effort process that creates a GPU
+#    context (opens /dev/gcaps_simgpu) finishes (without the flag its setup work would wait
+#    for the end of the segment: the open fails after simgpu's 5 s bound);
 #  - a TSG the driver flags driver-internal (backend ABI 2, GCAPS_BE_TSG_ALWAYS; test knob
 #    `simgpuctl internal T`) goes onto the runlist the engine executes and its work runs; when
 #    the driver clears the flag it leaves the runlist again;
@@ -20,7 +23,7 @@
 # vmtest-arch=x86_64 (gcapsctl is built for the host, not cross-built for arm64 yet)
 . /vmtest/gpu.sh   # set -eu, fail, expect_error, field, waitline, stat, gpu_load, gpu_unload
 
-gpu_load
+gpu_load setup_work_us=1000
 # listed T: TSG T is on the runlist the engine executes now
 listed() { simgpuctl runlist >rl.out || { cat rl.out; fail "runlist does not decode"; }; grep -q "^TSG id=$1 " rl.out; }
 # until_listed T yes|no: wait (15 s at most) until the engine's runlist has (yes) or lacks T
@@ -40,6 +43,11 @@ head -n 1 st.txt | grep -q "backend simgpu (emulated gv11b, contract 2, runlists
 grep -q '"backend": "simgpu"' st.json && grep -q '"backend_detail": "emulated gv11b"' st.json \
   && grep -q '"backend_abi": 2' st.json || fail "status JSON: backend"
 tr -d ' \n' <st.json | grep -q '"runlists":\[0\]' || fail "status JSON: runlists"
+# the driver's own TSG (the first id, no process) is always eligible for the driver's reason
+ti=0
+grep -q "^always-eligible TSGs: $ti (driver, pid 0)$" st.txt || fail "status: the driver's own TSG"
+tr -d ' \n' <st.json | grep -q "\"always_eligible_tsgs\":\[{\"tsgid\":$ti,\"pid\":0,\"driver\":true,\"admin\":false}\]" \
+  || fail "status JSON: the driver's own TSG"
 
 # --- two best-effort GPU hogs that never open /dev/gcaps (D: to be flagged driver-internal)
 gpuclient --no-gcaps --hog --work 2 --depth 32 --tag D --report >d.out & d=$!
@@ -52,7 +60,8 @@ echo "driver-internal candidate TSG $td (pid $d), other TSG $tb (pid $b)"
 gpuclient --no-gpu --prio 50 --cpu 1 --end-on-go --tag S --report >s.out & s=$!
 waitline s.out STARTED
 [ "$(field s.out STARTED state)" = 1 ] || fail "the real-time segment is not running"
-# its begin returned after the resubmit: neither hog is listed
+# its begin returned after the resubmit: neither hog is listed, the driver's own TSG is
+listed "$ti" || fail "the driver's own TSG $ti is not listed during the real-time segment"
 listed "$td" && fail "TSG $td listed during the real-time segment"
 listed "$tb" && fail "TSG $tb listed during the real-time segment"
 
@@ -72,8 +81,8 @@ i=0; until awk -v t=$t_flag '/^ITEM / { for (k = 1; k <= NF; k++) if (index($k, 
 done
 grep -q "^SEG " s.out && fail "the real-time segment ended early"
 gcapsctl status >st.txt; cat st.txt
-grep -q "^always-eligible TSGs: $td (driver, pid $d)$" st.txt || fail "status: driver-internal TSG not marked"
-grep -q "^eligible TSGs: $td$" st.txt || fail "status: eligible set"
+grep -q "^always-eligible TSGs: $ti (driver, pid 0), $td (driver, pid $d)$" st.txt || fail "status: driver-internal TSG not marked"
+grep -q "^eligible TSGs: $ti,$td$" st.txt || fail "status: eligible set"
 
 # --- the administrator's mark: synchronous (listed when the call returns)
 gcapsctl always-eligible "$tb" on >out.txt || fail "always-eligible on failed"
@@ -102,17 +111,18 @@ listed "$tb" && fail "TSG $tb still listed after the unmark"
 # --- the driver clears its flag: off the runlist
 simgpuctl external "$td" >/dev/null
 until_listed "$td" no
-gcapsctl status | grep -q "^always-eligible" && fail "status still shows always-eligible TSGs"
+gcapsctl status | grep -q "^always-eligible TSGs: $ti (driver, pid 0)$" || fail "status: always-eligible TSGs after the clear"
 
 # --- the segment ends: every TSG again
 kill -USR1 $s; wait $s
 until_listed "$tb" yes
 listed "$td" || fail "TSG $td not listed after the segment"
 
-# --- the trace: driver on, admin on, admin off, driver off (TSG_ALWAYS, kind 10)
+# --- the trace: the driver's own TSG at bind, then driver on, admin on, admin off, driver off
+# (TSG_ALWAYS, kind 10)
 gcapsctl trace >tr.txt
 grep " tsg_always " tr.txt
-[ "$(grep -c " tsg_always " tr.txt)" = 4 ] || fail "trace: $(grep -c " tsg_always " tr.txt) tsg_always events, want 4"
+[ "$(grep -c " tsg_always " tr.txt)" = 5 ] || fail "trace: $(grep -c " tsg_always " tr.txt) tsg_always events, want 5"
 grep " tsg_always " tr.txt | grep "tsg=$tb" | grep -q "submit" || fail "trace: the administrator's mark did not resubmit"
 
 kill -9 $d $b; wait $d $b 2>/dev/null || true
