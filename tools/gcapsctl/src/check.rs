@@ -204,11 +204,20 @@ pub fn judge(f: &Facts) -> Vec<Row> {
                 row(
                     "backend",
                     Status::Ok,
-                    format!(
-                        "{} bound (backend ABI {})",
-                        v.backend_name.escape_debug(),
-                        v.backend_abi
-                    ),
+                    if v.backend_detail.is_empty() {
+                        format!(
+                            "{} bound (backend ABI {})",
+                            v.backend_name.escape_debug(),
+                            v.backend_abi
+                        )
+                    } else {
+                        format!(
+                            "{} bound ({}, backend ABI {})",
+                            v.backend_name.escape_debug(),
+                            v.backend_detail.escape_debug(),
+                            v.backend_abi
+                        )
+                    },
                     None,
                 )
             });
