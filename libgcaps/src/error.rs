@@ -14,6 +14,7 @@ pub enum Op {
     Stats,
     ResetStats,
     TraceRead,
+    SetAlways,
     Close,
 }
 
@@ -29,6 +30,7 @@ impl Op {
             Op::Stats => "GCAPS_IOC_STATS",
             Op::ResetStats => "GCAPS_IOC_STATS (reset)",
             Op::TraceRead => "GCAPS_IOC_TRACE_READ",
+            Op::SetAlways => "GCAPS_IOC_SET_ALWAYS",
             Op::Close => "close of the gcaps descriptor",
         }
     }
@@ -66,8 +68,12 @@ pub enum Error {
         value: String,
         reason: &'static str,
     },
-    /// Resetting the statistics or reading the trace without CAP_SYS_ADMIN (EPERM).
+    /// Resetting the statistics, reading the trace or marking a TSG always eligible without
+    /// CAP_SYS_ADMIN (EPERM).
     NeedsAdmin { op: Op },
+    /// No TSG with this id: the bound GPU driver has not reported it, or none is bound
+    /// (ENOENT of GCAPS_IOC_SET_ALWAYS).
+    NoSuchTsg { tsgid: u32 },
     /// Begin while this client's segment is already open (EALREADY).
     AlreadyInSegment,
     /// End without an open segment (ENOENT on end).
@@ -80,7 +86,9 @@ impl Error {
     /// The errno this error corresponds to (the C ABI returns its negation).
     pub fn errno(&self) -> Errno {
         match self {
-            Error::NotLoaded { .. } | Error::NotInSegment => Errno::ENOENT,
+            Error::NotLoaded { .. } | Error::NotInSegment | Error::NoSuchTsg { .. } => {
+                Errno::ENOENT
+            }
             Error::DeviceAccess { .. } => Errno::EACCES,
             Error::NotGcapsDevice { .. } => Errno::ENOTTY,
             Error::AbiMismatch { .. } => Errno::EPROTO,
@@ -116,7 +124,9 @@ impl Error {
     /// reported ([`Error::begin_refused`]).
     pub(crate) fn from_ioctl(op: Op, errno: Errno) -> Self {
         match (op, errno) {
-            (Op::ResetStats | Op::TraceRead, Errno::EPERM) => Error::NeedsAdmin { op },
+            (Op::ResetStats | Op::TraceRead | Op::SetAlways, Errno::EPERM) => {
+                Error::NeedsAdmin { op }
+            }
             (_, Errno::EPERM) => Error::NotOwner,
             (Op::Begin, Errno::EALREADY) => Error::AlreadyInSegment,
             (Op::End, Errno::ENOENT) => Error::NotInSegment,
@@ -216,6 +226,7 @@ impl fmt::Display for Error {
                          pids and timing)"
                     }
                     Op::ResetStats => "resetting the gcaps statistics needs CAP_SYS_ADMIN",
+                    Op::SetAlways => "marking a TSG always eligible needs CAP_SYS_ADMIN",
                     _ => "this call needs CAP_SYS_ADMIN",
                 };
                 write!(
@@ -224,6 +235,11 @@ impl fmt::Display for Error {
                     op.name()
                 )
             }
+            Error::NoSuchTsg { tsgid } => write!(
+                f,
+                "GCAPS_IOC_SET_ALWAYS failed: no TSG {tsgid} (ENOENT): the GPU driver has not \
+                 reported it, or no driver is bound (see gcapsctl status)"
+            ),
             Error::AlreadyInSegment => f.write_str(
                 "GPU segment begin while this client's segment is open (EALREADY); end it first \
                  (segments do not nest)",

@@ -10,8 +10,13 @@ pub struct Version {
     pub module: u32,
     /// Backend contract version, 0 = no GPU backend bound.
     pub backend_abi: u32,
-    /// "" = no backend bound.
+    /// "" = no backend bound; short driver name ("nvgpu", "simgpu").
     pub backend_name: String,
+    /// The driver's line and chip ("r36.4.2 ga10b", "emulated gv11b"); "" if none (or a
+    /// module before VERSION VER1).
+    pub backend_detail: String,
+    /// Bit i: the backend filters hardware runlist i (0: none bound).
+    pub backend_runlists: u32,
 }
 
 impl Version {
@@ -21,7 +26,16 @@ impl Version {
             module: v.module_version,
             backend_abi: v.backend_abi,
             backend_name: c_string(&v.backend_name),
+            backend_detail: c_string(&v.backend_detail),
+            backend_runlists: v.backend_runlists,
         }
+    }
+
+    /// The runlist ids the backend filters, ascending.
+    pub fn runlist_ids(&self) -> Vec<u32> {
+        (0..32)
+            .filter(|i| self.backend_runlists & (1 << i) != 0)
+            .collect()
     }
 
     /// `major.minor.patch` of the module.
@@ -138,8 +152,13 @@ pub struct TsgInfo {
     pub timeslice_us: u32,
     /// On the runlist by the current decision.
     pub eligible: bool,
-    /// Always eligible (administrator's choice).
+    /// Always eligible: on the runlist during every real-time segment (`always_driver` or
+    /// `always_admin`).
     pub always: bool,
+    /// ... because the driver flagged it driver-internal.
+    pub always_driver: bool,
+    /// ... because an administrator marked it ([`crate::Gcaps::set_always_eligible`]).
+    pub always_admin: bool,
 }
 
 impl TsgInfo {
@@ -151,7 +170,32 @@ impl TsgInfo {
             timeslice_us: t.timeslice_us,
             eligible: t.flags & uapi::GCAPS_TSG_ELIGIBLE != 0,
             always: t.flags & uapi::GCAPS_TSG_ALWAYS != 0,
+            always_driver: t.flags & uapi::GCAPS_TSG_ALWAYS_DRIVER != 0,
+            always_admin: t.flags & uapi::GCAPS_TSG_ALWAYS_ADMIN != 0,
         }
+    }
+}
+
+/// Why a TSG is always eligible, after `GCAPS_IOC_SET_ALWAYS`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AlwaysReasons {
+    /// The driver flagged it driver-internal (only the driver clears this).
+    pub driver: bool,
+    /// An administrator marked it.
+    pub admin: bool,
+}
+
+impl AlwaysReasons {
+    pub(crate) fn from_uapi(bits: u32) -> Self {
+        Self {
+            driver: bits & uapi::GCAPS_TSG_ALWAYS_DRIVER != 0,
+            admin: bits & uapi::GCAPS_TSG_ALWAYS_ADMIN != 0,
+        }
+    }
+
+    /// Whether the TSG is always eligible.
+    pub fn any(&self) -> bool {
+        self.driver || self.admin
     }
 }
 
@@ -276,8 +320,17 @@ mod tests {
                 t(4, 9, uapi::GCAPS_TSG_ELIGIBLE),
                 t(3, 9, 0),
                 t(7, 0, uapi::GCAPS_TSG_ALWAYS | uapi::GCAPS_TSG_ELIGIBLE),
+                t(
+                    8,
+                    0,
+                    uapi::GCAPS_TSG_ALWAYS
+                        | uapi::GCAPS_TSG_ALWAYS_DRIVER
+                        | uapi::GCAPS_TSG_ALWAYS_ADMIN,
+                ),
             ],
         );
+        assert!(list.tsgs[3].always && list.tsgs[3].always_driver && list.tsgs[3].always_admin);
+        assert!(!list.tsgs[2].always_driver && !list.tsgs[2].always_admin);
         let ci = &list.clients[0];
         assert_eq!(
             (ci.pid, ci.comm.as_str(), ci.class, ci.state),
@@ -300,7 +353,11 @@ mod tests {
             ..Default::default()
         };
         v.backend_name[..6].copy_from_slice(&comm("simgpu")[..6]);
+        v.backend_detail[..14].copy_from_slice(&comm("emulated gv11b")[..14]);
+        v.backend_runlists = 0b101;
         let v = Version::from_uapi(&v);
+        assert_eq!(v.backend_detail, "emulated gv11b");
+        assert_eq!(v.runlist_ids(), vec![0, 2]);
         assert_eq!(v.module_string(), "1.2.3");
         assert_eq!(v.backend_name, "simgpu");
         assert_eq!(CpuClass::from_uapi(7).to_string(), "class7");

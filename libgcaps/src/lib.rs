@@ -22,7 +22,7 @@ mod trace;
 pub mod uapi;
 
 pub use error::{Error, Op};
-pub use info::{ClientInfo, CpuClass, List, SegState, Status, TsgInfo, Version};
+pub use info::{AlwaysReasons, ClientInfo, CpuClass, List, SegState, Status, TsgInfo, Version};
 pub use priority::{GpuPriority, ENV_GPU_PRIORITY, GPU_PRIORITY_MAX, GPU_PRIORITY_MIN};
 pub use stats::{DelayHistogram, Stats, DELAY_BUCKETS};
 pub use trace::{TraceBatch, TraceBuf, TraceEvent, TraceFlags, TraceKind};
@@ -243,6 +243,24 @@ impl Gcaps {
         Ok(TraceBatch::from_uapi(&r, &buf.raw))
     }
 
+    /// Marks TSG `tsgid` always eligible (`on`) or removes the mark (needs CAP_SYS_ADMIN:
+    /// [`Error::NeedsAdmin`]; a TSG the driver has not reported: [`Error::NoSuchTsg`]). The
+    /// driver's own flag (driver-internal TSG) is a separate reason the administrator cannot
+    /// clear: the reply says which reasons hold after the call.
+    pub fn set_always_eligible(&self, tsgid: u32, on: bool) -> Result<AlwaysReasons, Error> {
+        let mut a = uapi::gcaps_set_always {
+            size: size_of_u32::<uapi::gcaps_set_always>(),
+            tsgid,
+            on: on.into(),
+            ..Default::default()
+        };
+        match ioctl(self.fd.as_fd(), uapi::GCAPS_IOC_SET_ALWAYS, &mut a) {
+            Ok(()) => Ok(AlwaysReasons::from_uapi(a.reasons)),
+            Err(Errno::ENOENT) => Err(Error::NoSuchTsg { tsgid }),
+            Err(e) => Err(Error::from_ioctl(Op::SetAlways, e)),
+        }
+    }
+
     fn resolve(&self, priority: GpuPriority) -> GpuPriority {
         match priority {
             GpuPriority::ProcessDefault => self.default_priority,
@@ -357,6 +375,10 @@ mod tests {
         assert!(matches!(g.list(), Err(Error::NotGcapsDevice { .. })));
         assert!(matches!(g.stats(), Err(Error::NotGcapsDevice { .. })));
         assert!(matches!(g.reset_stats(), Err(Error::NotGcapsDevice { .. })));
+        assert!(matches!(
+            g.set_always_eligible(3, true),
+            Err(Error::NotGcapsDevice { .. })
+        ));
         let mut buf = TraceBuf::with_capacity(4);
         assert!(matches!(
             g.read_trace(0, &mut buf),

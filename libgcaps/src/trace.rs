@@ -23,6 +23,10 @@ pub enum TraceKind {
     TsgNew,
     /// A TSG was released ([`TraceEvent::tsgid`]).
     TsgGone,
+    /// A TSG's always-eligible reasons changed ([`TraceEvent::tsgid`],
+    /// [`TraceEvent::always_reasons`]): the driver's flag (no client) or an administrator's
+    /// mark (the administrator's client).
+    TsgAlways,
     /// A kind this library does not know (a newer module).
     Unknown(u32),
 }
@@ -39,6 +43,7 @@ impl TraceKind {
             uapi::GCAPS_TRACE_RECOVERY => Self::Recovery,
             uapi::GCAPS_TRACE_TSG_NEW => Self::TsgNew,
             uapi::GCAPS_TRACE_TSG_GONE => Self::TsgGone,
+            uapi::GCAPS_TRACE_TSG_ALWAYS => Self::TsgAlways,
             k => Self::Unknown(k),
         }
     }
@@ -55,6 +60,7 @@ impl TraceKind {
             Self::Recovery => "recovery".into(),
             Self::TsgNew => "tsg_new".into(),
             Self::TsgGone => "tsg_gone".into(),
+            Self::TsgAlways => "tsg_always".into(),
             Self::Unknown(k) => format!("kind{k}"),
         }
     }
@@ -155,10 +161,20 @@ impl TraceEvent {
         }
     }
 
-    /// TSG_NEW/TSG_GONE: the TSG id (carried in the `cpu_priority` field).
+    /// TSG_NEW/TSG_GONE/TSG_ALWAYS: the TSG id (carried in the `cpu_priority` field).
     pub fn tsgid(&self) -> Option<u32> {
-        matches!(self.kind, TraceKind::TsgNew | TraceKind::TsgGone)
-            .then_some(self.cpu_priority as u32)
+        matches!(
+            self.kind,
+            TraceKind::TsgNew | TraceKind::TsgGone | TraceKind::TsgAlways
+        )
+        .then_some(self.cpu_priority as u32)
+    }
+
+    /// TSG_ALWAYS: the TSG's always-eligible reasons after the event (carried in the
+    /// `requested_priority` field).
+    pub fn always_reasons(&self) -> Option<crate::AlwaysReasons> {
+        (self.kind == TraceKind::TsgAlways)
+            .then(|| crate::AlwaysReasons::from_uapi(self.requested_priority as u32))
     }
 }
 
@@ -284,7 +300,7 @@ mod tests {
 
     #[test]
     fn kind_names_round_trip_the_header() {
-        for k in 1..=9 {
+        for k in 1..=10 {
             assert!(
                 !matches!(TraceKind::from_uapi(k), TraceKind::Unknown(_)),
                 "{k}"

@@ -15,6 +15,7 @@ pub const GCAPS_IOC_SEG_BEGIN: libc::c_ulong = iowr::<gcaps_seg_begin>(0x01);
 pub const GCAPS_IOC_SEG_END: libc::c_ulong = iowr::<gcaps_seg_end>(0x02);
 pub const GCAPS_IOC_STATUS: libc::c_ulong = iowr::<gcaps_status>(0x03);
 pub const GCAPS_IOC_LIST: libc::c_ulong = iowr::<gcaps_list>(0x04);
+pub const GCAPS_IOC_SET_ALWAYS: libc::c_ulong = iowr::<gcaps_set_always>(0x05);
 pub const GCAPS_IOC_STATS: libc::c_ulong = iowr::<gcaps_stats>(0x10);
 pub const GCAPS_IOC_TRACE_READ: libc::c_ulong = iowr::<gcaps_trace_read>(0x11);
 
@@ -25,7 +26,7 @@ mod tests {
 
     extern "C" {
         /// The request numbers as the C compiler expands them (`src/uapi_check.c`).
-        static gcaps_check_ioc: [libc::c_ulong; 7];
+        static gcaps_check_ioc: [libc::c_ulong; 8];
     }
 
     #[test]
@@ -41,14 +42,24 @@ mod tests {
                 GCAPS_IOC_STATUS,
                 GCAPS_IOC_LIST,
                 GCAPS_IOC_STATS,
-                GCAPS_IOC_TRACE_READ
+                GCAPS_IOC_TRACE_READ,
+                GCAPS_IOC_SET_ALWAYS
             ]
         );
     }
 
     #[test]
     fn sizes_are_the_current_versions() {
-        assert_eq!(size_of::<gcaps_version>(), GCAPS_VERSION_SIZE_VER0 as usize);
+        assert_eq!(size_of::<gcaps_version>(), GCAPS_VERSION_SIZE_VER1 as usize);
+        // VER1 appended the backend's runlists and detail: VER0's fields keep their offsets.
+        assert_eq!(
+            std::mem::offset_of!(gcaps_version, backend_runlists),
+            GCAPS_VERSION_SIZE_VER0 as usize
+        );
+        assert_eq!(
+            size_of::<gcaps_set_always>(),
+            GCAPS_SET_ALWAYS_SIZE_VER0 as usize
+        );
         assert_eq!(
             size_of::<gcaps_seg_begin>(),
             GCAPS_SEG_BEGIN_SIZE_VER1 as usize

@@ -172,6 +172,7 @@ impl State {
             Command::SegEnd => self.seg_end(client, arg),
             Command::Status => self.status(client, arg),
             Command::List => self.list(arg),
+            Command::SetAlways => self.set_always(client, arg),
             Command::Stats => self.stats(arg),
             Command::TraceRead => self.trace_read(arg),
         }?;
@@ -192,8 +193,30 @@ impl State {
         let (mut v, size) = glue::read_arg::<uapi::Version>(arg)?;
         v.abi_version = uapi::ABI_VERSION;
         v.module_version = uapi::MODULE_VERSION;
-        v.backend_abi = self.update.lock_killable()?.be.name(&mut v.backend_name);
+        v.reserved = 0;
+        self.update.lock_killable()?.be.info(&mut v);
         glue::write_arg(arg, &v, size)
+    }
+
+    /// `GCAPS_IOC_SET_ALWAYS`: an administrator's always-eligible mark. An update like a
+    /// begin/end (at the ceiling for a real-time caller): pending TSG events first (so a TSG
+    /// the driver just reported exists), then the mark, publish and resubmit if the decision
+    /// changed.
+    fn set_always(&self, client: ClientRef, arg: usize) -> Result {
+        let (mut a, size) = glue::read_arg::<uapi::SetAlways>(arg)?;
+        let (tsgid, on) = ioctl::check_set_always(&a, glue::capable_admin)?;
+        // As for a begin: an EFAULT means nothing changed.
+        glue::write_arg(arg, &a, size)?;
+        let rt = glue::current_sched().classify().is_rt();
+        (a.reasons, a.generation) = self.update(
+            rt,
+            |_| false,
+            |c, env| {
+                c.apply_events(env, &self.exits);
+                c.set_always(env, client, tsgid, on)
+            },
+        )?;
+        glue::write_arg(arg, &a, size)
     }
 
     /// The update path of a begin/end (U1-U5): a real-time caller is raised to the ceiling

@@ -608,7 +608,7 @@ bool gcaps_glue_ev_next(struct gcaps_ev *out)
 		out->timeslice_us = s->tsg.timeslice_us;
 		out->num_channels = s->tsg.num_channels;
 		out->present = s->present;
-		out->pad = 0;
+		out->flags = s->present ? s->tsg.flags : 0;
 	}
 	raw_spin_unlock_irqrestore(&gcaps_ev_lock, flags);
 	return t < GCAPS_BE_MAX_TSGS;
@@ -690,15 +690,20 @@ int gcaps_glue_be_resubmit(void)
 	return gcaps_be.ops->resubmit(gcaps_be.drv);
 }
 
-u32 gcaps_glue_be_name(char *buf, size_t len)
+u32 gcaps_glue_be_info(char *name, size_t name_len, char *detail, size_t detail_len,
+		       u32 *runlists)
 {
 	assert_update_lock_held();
-	if (!gcaps_be.ops) {
-		if (len)
-			buf[0] = '\0';
+	*runlists = 0;
+	if (name_len)
+		name[0] = '\0';
+	if (detail_len)
+		detail[0] = '\0';
+	if (!gcaps_be.ops)
 		return 0;
-	}
-	strscpy(buf, gcaps_be.ops->name, len);
+	strscpy(name, gcaps_be.ops->name, name_len);
+	strscpy(detail, gcaps_be.ops->detail, detail_len);
+	*runlists = gcaps_be.ops->runlists;
 	return gcaps_be.ops->abi;
 }
 
@@ -728,15 +733,69 @@ static const struct gcaps_be_calls gcaps_calls = {
 	.eligible	= gcaps_be_eligible,
 };
 
+/* A string of 1 (or 0 if !nonempty) .. max - 1 printable ASCII characters. */
+static bool gcaps_be_string_ok(const char *s, size_t max, bool nonempty)
+{
+	size_t n;
+
+	if (!s)
+		return false;
+	n = strnlen(s, max);
+	if (n >= max || (nonempty && !n))
+		return false;
+	while (n--)
+		if (s[n] < 0x20 || s[n] > 0x7e)
+			return false;
+	return true;
+}
+
+/*
+ * The checks of an ops table, with one log line naming what is wrong. The ABI first: the
+ * fields ABI 2 added are read only from a table that says it has them.
+ */
+static int gcaps_be_check_ops(const struct gcaps_backend_ops *ops,
+			      const struct gcaps_be_calls **calls)
+{
+	if (!ops || !calls) {
+		pr_err("gcaps: backend registration without an ops table or calls pointer\n");
+		return -EINVAL;
+	}
+	if (ops->abi != GCAPS_BACKEND_ABI) {
+		pr_err("gcaps: backend contract ABI %u, this gcaps accepts exactly ABI %u (gcaps_backend.h)\n",
+		       ops->abi, GCAPS_BACKEND_ABI);
+		return -EINVAL;
+	}
+	if (!ops->resubmit || !ops->detach) {
+		pr_err("gcaps: backend ops table without resubmit or detach\n");
+		return -EINVAL;
+	}
+	if (!gcaps_be_string_ok(ops->name, GCAPS_BE_NAME_MAX, true)) {
+		pr_err("gcaps: backend name missing, empty, longer than %d characters or not printable\n",
+		       GCAPS_BE_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	if (!gcaps_be_string_ok(ops->detail, GCAPS_BE_DETAIL_MAX, false)) {
+		pr_err("gcaps: backend %s: detail missing, longer than %d characters or not printable\n",
+		       ops->name, GCAPS_BE_DETAIL_MAX - 1);
+		return -EINVAL;
+	}
+	if (!ops->runlists) {
+		pr_err("gcaps: backend %s: runlists is 0 (the runlists it filters, one bit each)\n",
+		       ops->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 struct gcaps_backend *gcaps_backend_register(const struct gcaps_backend_ops *ops, void *drv,
 					     const struct gcaps_be_calls **calls)
 {
 	void *ctx = READ_ONCE(gcaps_ctx);
 	int ret;
 
-	if (!ops || !calls || ops->abi != GCAPS_BACKEND_ABI || !ops->name || !ops->resubmit ||
-	    !ops->detach)
-		return ERR_PTR(-EINVAL);
+	ret = gcaps_be_check_ops(ops, calls);
+	if (ret)
+		return ERR_PTR(ret);
 	if (!ctx)
 		return ERR_PTR(-ENODEV);
 	ret = gcaps_rust_bind(ctx, ops, drv);
@@ -862,7 +921,9 @@ int gcaps_glue_init(void *ctx)
 	BUILD_BUG_ON(sizeof(struct gcaps_caller) != 40);
 	BUILD_BUG_ON(sizeof(struct gcaps_ev) != 32);
 	BUILD_BUG_ON(sizeof(struct gcaps_client_ref) != 16);
-	BUILD_BUG_ON(sizeof(struct gcaps_version) != GCAPS_VERSION_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct gcaps_version) != GCAPS_VERSION_SIZE_VER1);
+	BUILD_BUG_ON(sizeof(struct gcaps_set_always) != GCAPS_SET_ALWAYS_SIZE_VER0);
+	BUILD_BUG_ON(GCAPS_MAX_TSGS != GCAPS_BE_MAX_TSGS);
 	BUILD_BUG_ON(sizeof(struct gcaps_seg_begin) != GCAPS_SEG_BEGIN_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(struct gcaps_seg_end) != GCAPS_SEG_END_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_status) != GCAPS_STATUS_SIZE_VER0);

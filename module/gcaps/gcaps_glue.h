@@ -30,7 +30,7 @@ struct gcaps_ev {
 	u32 timeslice_us;
 	u32 num_channels;
 	u32 present;		/* 1: exists (tsg_update), 0: released */
-	u32 pad;
+	u32 flags;		/* GCAPS_BE_TSG_* of the last tsg_update */
 };
 
 /*
@@ -122,6 +122,8 @@ int gcaps_glue_be_attach(const void *ops, void *drv);
 bool gcaps_glue_be_forget(void);
 bool gcaps_glue_be_detach(void);
 int gcaps_glue_be_resubmit(void);
-u32 gcaps_glue_be_name(char *buf, size_t len);
+/* The bound backend's name, detail (NUL-terminated, "" if none) and runlists; returns its ABI. */
+u32 gcaps_glue_be_info(char *name, size_t name_len, char *detail, size_t detail_len,
+		       u32 *runlists);
 
 #endif /* GCAPS_GLUE_H */

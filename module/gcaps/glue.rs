@@ -72,6 +72,7 @@ macro_rules! plain_data {
 }
 plain_data!(
     uapi::Version,
+    uapi::SetAlways,
     uapi::SegBegin,
     uapi::SegEnd,
     uapi::ClientInfo,
@@ -129,7 +130,13 @@ extern "C" {
     fn gcaps_glue_be_forget() -> bool;
     fn gcaps_glue_be_detach() -> bool;
     fn gcaps_glue_be_resubmit() -> c_int;
-    fn gcaps_glue_be_name(buf: *mut c_char, len: usize) -> u32;
+    fn gcaps_glue_be_info(
+        name: *mut c_char,
+        name_len: usize,
+        detail: *mut c_char,
+        detail_len: usize,
+        runlists: *mut u32,
+    ) -> u32;
 }
 
 /// The `update_prio` module parameter (not validated).
@@ -540,10 +547,20 @@ impl Backend {
         check(unsafe { gcaps_glue_be_resubmit() })
     }
 
-    /// The bound backend's name (NUL-terminated in `buf`) and ABI, 0 if none.
-    pub(crate) fn name(&mut self, buf: &mut [u8; 32]) -> u32 {
-        // SAFETY: Update lock held; `buf` is valid for 32 bytes.
-        unsafe { gcaps_glue_be_name(buf.as_mut_ptr().cast(), buf.len()) }
+    /// The bound backend's name, detail and runlists into `v` (`""`/0 if none); its ABI as
+    /// `backend_abi`, 0 if none.
+    pub(crate) fn info(&mut self, v: &mut uapi::Version) {
+        // SAFETY: Update lock held; the arrays are valid for their lengths and `runlists`
+        // for a write.
+        v.backend_abi = unsafe {
+            gcaps_glue_be_info(
+                v.backend_name.as_mut_ptr().cast(),
+                v.backend_name.len(),
+                v.backend_detail.as_mut_ptr().cast(),
+                v.backend_detail.len(),
+                &mut v.backend_runlists,
+            )
+        };
     }
 }
 

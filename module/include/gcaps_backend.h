@@ -42,7 +42,13 @@
 
 #include <linux/types.h>
 
-#define GCAPS_BACKEND_ABI	1
+/*
+ * Contract version. gcaps.ko accepts exactly this version (-EINVAL otherwise).
+ *   1: first version.
+ *   2: struct gcaps_be_tsg gains `flags` (GCAPS_BE_TSG_ALWAYS: driver-internal TSG);
+ *      struct gcaps_backend_ops gains `detail` and `runlists` (shown by gcapsctl status).
+ */
+#define GCAPS_BACKEND_ABI	2
 /* TSG ids a backend may use: 0 .. GCAPS_BE_MAX_TSGS - 1 (the policy crate's capacity). */
 #define GCAPS_BE_MAX_TSGS	1024
 
@@ -56,7 +62,21 @@ struct gcaps_be_tsg {
 				 * that is never reused while the system runs */
 	u32 timeslice_us;	/* the TSG's timeslice */
 	u32 num_channels;	/* channels bound and runnable (0: not on any runlist) */
+	/* ABI 2 */
+	u32 flags;		/* GCAPS_BE_TSG_*; unknown bits are ignored */
+	u32 reserved;		/* 0 */
 };
+
+/*
+ * The TSG is the driver's own (or the kernel's): no user process owns its work, e.g. copy or
+ * CDE work, page-table or channel setup the driver submits and waits for, possibly under its
+ * own locks. gcaps keeps it eligible at all times (policy: always-eligible, reason "driver"),
+ * so that no real-time segment can keep the driver from finishing work that the segment's
+ * own process (or anybody else) waits for. Report it with the TSG's first tsg_update and on
+ * every later one (clearing the bit clears the driver's reason). An administrator's mark
+ * (GCAPS_IOC_SET_ALWAYS) is a separate reason: the TSG is always eligible if either is set.
+ */
+#define GCAPS_BE_TSG_ALWAYS	(1u << 0)
 
 /* The published decision: which TSGs may be on the runlist. */
 struct gcaps_be_eligible {
@@ -65,9 +85,19 @@ struct gcaps_be_eligible {
 	unsigned long bits[GCAPS_BE_MAX_TSGS / BITS_PER_LONG];	/* valid when !all */
 };
 
+/* Limits checked at registration (including the NUL): */
+#define GCAPS_BE_NAME_MAX	32	/* ops->name: 1..31 characters */
+#define GCAPS_BE_DETAIL_MAX	64	/* ops->detail: 0..63 characters */
+
 struct gcaps_backend_ops {
-	const char *name;	/* shown by GCAPS_IOC_VERSION, e.g. "simgpu", "nvgpu-ga10b" */
+	const char *name;	/* short driver name, shown by GCAPS_IOC_VERSION, e.g. "simgpu",
+				 * "nvgpu": 1..31 printable characters */
 	u32 abi;		/* GCAPS_BACKEND_ABI */
+	/* ABI 2 */
+	const char *detail;	/* the driver's line and chip, e.g. "r36.4.2 ga10b", "emulated
+				 * gv11b": 0..63 printable characters (not NULL) */
+	u32 runlists;		/* bit i set: the backend filters the builds of hardware runlist i
+				 * through calls->eligible() (at least one bit) */
 	/*
 	 * Rebuild the runlist from the driver's state filtered by calls->eligible(), submit it
 	 * and wait until the submit is no longer pending (bounded; the driver's timeout). Called by
@@ -105,7 +135,9 @@ struct gcaps_be_calls {
 
 /*
  * Register a backend (the only symbol gcaps.ko exports). At most one backend is bound at a
- * time: ERR_PTR(-EBUSY) otherwise; ERR_PTR(-EINVAL) on a bad ops table or ABI mismatch. On
+ * time: ERR_PTR(-EBUSY) otherwise; ERR_PTR(-EINVAL) on a bad ops table or ABI mismatch (abi other
+ * than GCAPS_BACKEND_ABI, a NULL function, name empty/too long/not printable, detail NULL/too
+ * long/not printable, runlists 0), with one log line saying which. On
  * success *calls points to gcaps's table. The driver must report every existing TSG with
  * calls->tsg_update() right after a successful registration.
  */

@@ -88,6 +88,12 @@ static ulong rebuild_seed = 1;
 module_param(rebuild_seed, ulong, 0444);
 MODULE_PARM_DESC(rebuild_seed, "Seed of the random rebuild intervals");
 
+static unsigned int setup_work_us;
+module_param(setup_work_us, uint, 0444);
+MODULE_PARM_DESC(setup_work_us, "GPU work (us) every open of a TSG runs first on the driver's own driver-internal TSG and waits for (context setup, as nvgpu's channel setup); 0 = off (no internal TSG), at most 100000");
+
+#define SETUP_TIMEOUT_MS	5000	/* an open whose setup work did not run by then fails */
+
 #define ENTRY_WORDS	4		/* 16-byte runlist entry */
 #define HW_ID_MASK	0xfffu		/* 12-bit TSG and channel ids */
 #define MAX_TSG_LEN	128		/* channel entries after one TSG entry */
@@ -105,6 +111,7 @@ static_assert(sizeof(struct simgpu_runlist) == SIMGPU_RUNLIST_SIZE_VER0);
 static_assert(sizeof(struct simgpu_test_exclude) == SIMGPU_TEST_EXCLUDE_SIZE_VER0);
 static_assert(sizeof(struct simgpu_test_stall) == SIMGPU_TEST_STALL_SIZE_VER0);
 static_assert(sizeof(struct simgpu_test_hold) == SIMGPU_TEST_HOLD_SIZE_VER0);
+static_assert(sizeof(struct simgpu_test_internal) == SIMGPU_TEST_INTERNAL_SIZE_VER0);
 
 /* One work item. Lives on its TSG's queue (unfinished) or done list (finished, not collected). */
 struct simgpu_item {
@@ -129,6 +136,7 @@ struct simgpu_tsg {
 	struct pid *tgid_pid;		/* reference held, for the reader's pid namespace */
 	u64 owner_start;		/* opener's group leader start_boottime, constant */
 	u32 timeslice_us;		/* rl_lock */
+	bool internal;			/* rl_lock: test knob, driver-internal (GCAPS_BE_TSG_ALWAYS) */
 	struct simgpu_channel_info ch[SIMGPU_MAX_CHANNELS];	/* constant */
 	__le32 ch_words[SIMGPU_MAX_CHANNELS][ENTRY_WORDS];	/* encoded once at open */
 	struct list_head queue;		/* eng.lock: unfinished items, FIFO; head = executing */
@@ -191,6 +199,7 @@ static struct simgpu {
 	__le32 *buf[2];			/* runlist buffers; rl_lock; never the one the engine reads */
 	u32 buf_cap;			/* entries per buffer */
 	struct simgpu_tsg **tsgs;	/* TSG table by id: written under rl_lock and eng.lock */
+	struct simgpu_tsg *internal;	/* the driver's own TSG (setup_work_us), constant; NULL */
 	u32 num_tsgs;			/* rl_lock and eng.lock, like tsgs */
 	u32 next_id;			/* rl_lock: ids are handed out cyclically */
 	struct ida ids;
@@ -591,6 +600,8 @@ static void simgpu_tsg_desc(const struct simgpu_tsg *t, struct gcaps_be_tsg *d)
 	d->owner_start = t->owner_start;
 	d->timeslice_us = t->timeslice_us;
 	d->num_channels = channels;
+	d->flags = t->internal ? GCAPS_BE_TSG_ALWAYS : 0;
+	d->reserved = 0;
 }
 
 /* Build the runlist of every open TSG that gcaps lets on (all without gcaps) into buffer @b. */
@@ -724,6 +735,8 @@ static void simgpu_op_detach(void *drv)
 static const struct gcaps_backend_ops simgpu_ops = {
 	.name = "simgpu",
 	.abi = GCAPS_BACKEND_ABI,
+	.detail = "emulated gv11b",
+	.runlists = BIT(0),		/* one engine, one runlist */
 	.resubmit = simgpu_op_resubmit,
 	.detach = simgpu_op_detach,
 };
@@ -833,14 +846,118 @@ static void simgpu_rebuild_fn(struct work_struct *work)
 
 /* ---- /dev/gcaps_simgpu ---- */
 
+/* TSG @id's channels: chid, made-up addresses, entries encoded once. */
+static void simgpu_tsg_channels(struct simgpu_tsg *t, u32 id)
+{
+	u32 k;
+
+	t->id = id;
+	for (k = 0; k < channels; k++) {
+		struct simgpu_channel_info *c = &t->ch[k];
+
+		c->chid = id * channels + k;
+		c->runqueue = 0;
+		c->inst_addr = INST_BASE + (u64)c->chid * SZ_4K;
+		c->userd_addr = USERD_BASE + (u64)c->chid * 512;
+		c->inst_aperture = SIMGPU_APERTURE_SYS_COH;
+		c->userd_aperture = SIMGPU_APERTURE_SYS_COH;
+		simgpu_encode_channel_entry(t->ch_words[k], c);
+	}
+}
+
+/*
+ * Queue work item @it (exec_ns and remaining_ns set) on TSG @t; -EBUSY if @t has too many.
+ * Its number and submit time are returned in @seqno/@submit_ns (read under eng.lock: once
+ * queued, another thread may collect and free it).
+ */
+static int simgpu_queue(struct simgpu_tsg *t, struct simgpu_item *it, u64 *seqno, u64 *submit_ns)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&eng.lock, flags);
+	if (t->nitems >= SIMGPU_MAX_ITEMS) {
+		raw_spin_unlock_irqrestore(&eng.lock, flags);
+		return -EBUSY;
+	}
+	it->seqno = ++t->last_seqno;
+	it->submit_ns = ktime_get_ns();
+	eng_advance(it->submit_ns);
+	list_add_tail(&it->node, &t->queue);
+	t->nitems++;
+	if (eng.state == ENG_IDLE)
+		eng_sched(eng.clock, false);
+	eng_arm();
+	*seqno = it->seqno;
+	*submit_ns = it->submit_ns;
+	raw_spin_unlock_irqrestore(&eng.lock, flags);
+	return 0;
+}
+
+/*
+ * The context setup of an open (setup_work_us > 0): setup_work_us of GPU work on the driver's
+ * own TSG, waited for (no lock held), as nvgpu waits for the work it submits on its own
+ * channels while it sets up a context. The internal TSG is flagged driver-internal
+ * (GCAPS_BE_TSG_ALWAYS), so gcaps keeps it eligible during real-time segments; without the
+ * flag the wait lasts until no real-time segment is open. Bounded: after SETUP_TIMEOUT_MS the
+ * item is taken back and the open fails with -ETIMEDOUT.
+ */
+static int simgpu_setup_work(void)
+{
+	struct simgpu_tsg *t = sg.internal;
+	struct simgpu_item *it;
+	unsigned long flags;
+	u64 seqno, submit_ns;
+	int ret;
+
+	if (!t)
+		return 0;
+	it = kzalloc(sizeof(*it), GFP_KERNEL);
+	if (!it)
+		return -ENOMEM;
+	init_completion(&it->finished_cmp);
+	it->exec_ns = (u64)setup_work_us * NSEC_PER_USEC;
+	it->remaining_ns = it->exec_ns;
+	ret = simgpu_queue(t, it, &seqno, &submit_ns);
+	if (ret) {
+		kfree(it);
+		return ret;
+	}
+	wait_for_completion_timeout(&it->finished_cmp, msecs_to_jiffies(SETUP_TIMEOUT_MS));
+	raw_spin_lock_irqsave(&eng.lock, flags);
+	eng_advance(ktime_get_ns());
+	if (!it->finished) {
+		bool head = eng_head(t) == it;
+
+		ret = -ETIMEDOUT;
+		if (head && eng.cur == (int)t->id)
+			eng_preempt_cur();
+		list_del(&it->node);
+		t->nitems--;
+		if (head && eng.cur == (int)t->id)
+			eng_sched(eng.clock, true);
+		eng_arm();
+	} else {
+		list_del(&it->node);
+		t->nitems--;
+	}
+	raw_spin_unlock_irqrestore(&eng.lock, flags);
+	kfree(it);
+	if (ret)
+		pr_warn_ratelimited("context setup work did not run within %u ms (is the driver-internal TSG %u on the runlist?)\n",
+				    SETUP_TIMEOUT_MS, t->id);
+	return ret;
+}
+
 static int simgpu_open(struct inode *inode, struct file *file)
 {
 	struct simgpu_tsg *t;
 	struct gcaps_be_tsg d;
 	unsigned long flags;
 	int id;
-	u32 k;
 
+	id = simgpu_setup_work();
+	if (id)
+		return id;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -862,18 +979,7 @@ static int simgpu_open(struct inode *inode, struct file *file)
 		return id;
 	}
 	sg.next_id = (id + 1) % max_tsgs;
-	t->id = id;
-	for (k = 0; k < channels; k++) {
-		struct simgpu_channel_info *c = &t->ch[k];
-
-		c->chid = id * channels + k;
-		c->runqueue = 0;
-		c->inst_addr = INST_BASE + (u64)c->chid * SZ_4K;
-		c->userd_addr = USERD_BASE + (u64)c->chid * 512;
-		c->inst_aperture = SIMGPU_APERTURE_SYS_COH;
-		c->userd_aperture = SIMGPU_APERTURE_SYS_COH;
-		simgpu_encode_channel_entry(t->ch_words[k], c);
-	}
+	simgpu_tsg_channels(t, id);
 	raw_spin_lock_irqsave(&eng.lock, flags);
 	sg.tsgs[id] = t;
 	sg.num_tsgs++;
@@ -967,7 +1073,6 @@ static long simgpu_ioc_submit(struct simgpu_tsg *t, unsigned long uarg)
 {
 	struct simgpu_submit a;
 	struct simgpu_item *it;
-	unsigned long flags;
 	u32 usize;
 	int ret;
 
@@ -983,23 +1088,11 @@ static long simgpu_ioc_submit(struct simgpu_tsg *t, unsigned long uarg)
 	it->exec_ns = a.exec_ns;
 	it->remaining_ns = a.exec_ns;
 
-	raw_spin_lock_irqsave(&eng.lock, flags);
-	if (t->nitems >= SIMGPU_MAX_ITEMS) {
-		raw_spin_unlock_irqrestore(&eng.lock, flags);
+	ret = simgpu_queue(t, it, &a.seqno, &a.submit_ns);
+	if (ret) {
 		kfree(it);
-		return -EBUSY;
+		return ret;
 	}
-	it->seqno = ++t->last_seqno;
-	it->submit_ns = ktime_get_ns();
-	eng_advance(it->submit_ns);
-	list_add_tail(&it->node, &t->queue);
-	t->nitems++;
-	if (eng.state == ENG_IDLE)
-		eng_sched(eng.clock, false);
-	eng_arm();
-	a.seqno = it->seqno;
-	a.submit_ns = it->submit_ns;
-	raw_spin_unlock_irqrestore(&eng.lock, flags);
 	return simgpu_copy_out(uarg, &a, sizeof(a), usize);
 }
 
@@ -1209,6 +1302,36 @@ static long simgpu_ioc_hold(unsigned long uarg)
 	return 0;
 }
 
+static long simgpu_ioc_internal(unsigned long uarg)
+{
+	struct simgpu_test_internal a;
+	struct gcaps_be_tsg d;
+	struct simgpu_tsg *t;
+	u32 usize;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = simgpu_copy_in(&a, sizeof(a), SIMGPU_TEST_INTERNAL_SIZE_VER0, uarg, &usize);
+	if (ret)
+		return ret;
+	if (a.tsgid >= max_tsgs || a.internal > 1 || a.reserved)
+		return -EINVAL;
+	rt_mutex_lock(&sg.rl_lock);
+	t = sg.tsgs[a.tsgid];
+	if (!t) {
+		rt_mutex_unlock(&sg.rl_lock);
+		return -ENOENT;
+	}
+	t->internal = a.internal;
+	if (sg.calls) {
+		simgpu_tsg_desc(t, &d);
+		sg.calls->tsg_update(sg.be, &d);
+	}
+	rt_mutex_unlock(&sg.rl_lock);
+	return 0;
+}
+
 static long simgpu_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 {
 	struct simgpu_tsg *t = file->private_data;
@@ -1246,6 +1369,8 @@ static long simgpu_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		return simgpu_ioc_stall(uarg);
 	case _IOC_NR(SIMGPU_IOC_TEST_HOLD):
 		return simgpu_ioc_hold(uarg);
+	case _IOC_NR(SIMGPU_IOC_TEST_INTERNAL):
+		return simgpu_ioc_internal(uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -1288,13 +1413,60 @@ static int simgpu_check_params(void)
 	if (timeslice_us < SIMGPU_TIMESLICE_MIN_US || timeslice_us > SIMGPU_TIMESLICE_MAX_US ||
 	    theta_us > 10000 || channels < 1 || channels > SIMGPU_MAX_CHANNELS ||
 	    max_tsgs < 1 || max_tsgs > GCAPS_BE_MAX_TSGS || max_tsgs * channels > HW_ID_MASK + 1 ||
-	    submit_timeout_ms < 60 || submit_timeout_ms > 10000 || rebuild_interval_ms > 60000) {
-		pr_err("bad parameters: timeslice_us %u (1000..50000), theta_us %u (0..10000), channels %u (1..8), max_tsgs %u (1..1024, max_tsgs * channels <= 4096), submit_timeout_ms %u (60..10000), rebuild_interval_ms %u (0..60000)\n",
+	    submit_timeout_ms < 60 || submit_timeout_ms > 10000 || rebuild_interval_ms > 60000 ||
+	    setup_work_us > 100000) {
+		pr_err("bad parameters: timeslice_us %u (1000..50000), theta_us %u (0..10000), channels %u (1..8), max_tsgs %u (1..1024, max_tsgs * channels <= 4096), submit_timeout_ms %u (60..10000), rebuild_interval_ms %u (0..60000), setup_work_us %u (0..100000)\n",
 		       timeslice_us, theta_us, channels, max_tsgs, submit_timeout_ms,
-		       rebuild_interval_ms);
+		       rebuild_interval_ms, setup_work_us);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * The driver's own TSG (setup_work_us > 0), made at load before anything can see the table:
+ * no process owns it (tgid 0), it is flagged driver-internal and reported to gcaps like every
+ * TSG when the driver binds.
+ */
+static int simgpu_internal_create(void)
+{
+	struct simgpu_tsg *t;
+	int id;
+
+	if (!setup_work_us)
+		return 0;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&t->queue);
+	INIT_LIST_HEAD(&t->done);
+	t->timeslice_us = timeslice_us;
+	t->internal = true;
+	id = ida_alloc_range(&sg.ids, 0, max_tsgs - 1, GFP_KERNEL);
+	if (id < 0) {
+		kfree(t);
+		return id;
+	}
+	simgpu_tsg_channels(t, id);
+	sg.next_id = (id + 1) % max_tsgs;
+	sg.tsgs[id] = t;
+	sg.num_tsgs = 1;
+	sg.internal = t;
+	return 0;
+}
+
+/* Module exit or a failed init: nothing runs any more (no open, no engine timer). */
+static void simgpu_internal_free(void)
+{
+	struct simgpu_tsg *t = sg.internal;
+
+	if (!t)
+		return;
+	sg.tsgs[t->id] = NULL;
+	sg.num_tsgs--;
+	ida_free(&sg.ids, t->id);
+	sg.internal = NULL;
+	kfree(t);
 }
 
 static void simgpu_free(void)
@@ -1346,6 +1518,9 @@ static int __init simgpu_init(void)
 	eng.cur = -1;
 	eng.last_ctx = -1;
 	eng.state = ENG_IDLE;
+	ret = simgpu_internal_create();
+	if (ret)
+		goto err_free;
 
 	ret = misc_register(&simgpu_misc);
 	if (ret)
@@ -1369,6 +1544,7 @@ err_ctl:
 err_misc:
 	misc_deregister(&simgpu_misc);
 err_free:
+	simgpu_internal_free();
 	simgpu_free();
 	return ret;
 }
@@ -1387,6 +1563,7 @@ static void __exit simgpu_exit(void)
 	eng.stopped = true;
 	raw_spin_unlock_irqrestore(&eng.lock, flags);
 	hrtimer_cancel(&eng.timer);
+	simgpu_internal_free();
 	ida_destroy(&sg.ids);
 	simgpu_free();
 }

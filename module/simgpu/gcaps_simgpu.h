@@ -171,6 +171,21 @@ struct simgpu_test_hold {
 };
 #define SIMGPU_TEST_HOLD_SIZE_VER0	8
 
+/*
+ * SIMGPU_IOC_TEST_INTERNAL (test knob, CAP_SYS_ADMIN): flag an open TSG as driver-internal
+ * (internal = 1: the driver's own work, reported to gcaps with GCAPS_BE_TSG_ALWAYS) or clear
+ * the flag (0), as a driver does for its copy/setup TSGs. Reported to gcaps at once (a
+ * tsg_update); gcaps applies it and resubmits if its decision changes. ENOENT: no open TSG
+ * with that id.
+ */
+struct simgpu_test_internal {
+	__u32 size;			/* in */
+	__u32 tsgid;			/* in */
+	__u32 internal;			/* in: 1 flag, 0 clear */
+	__u32 reserved;			/* in: must be 0 */
+};
+#define SIMGPU_TEST_INTERNAL_SIZE_VER0	16
+
 #define SIMGPU_IOC_INFO		_IOWR(SIMGPU_IOC_MAGIC, 0x00, struct simgpu_tsg_info)
 #define SIMGPU_IOC_SUBMIT	_IOWR(SIMGPU_IOC_MAGIC, 0x01, struct simgpu_submit)
 #define SIMGPU_IOC_WAIT		_IOWR(SIMGPU_IOC_MAGIC, 0x02, struct simgpu_wait)
@@ -179,5 +194,6 @@ struct simgpu_test_hold {
 #define SIMGPU_IOC_TEST_EXCLUDE	_IOW(SIMGPU_IOC_MAGIC, 0x10, struct simgpu_test_exclude)
 #define SIMGPU_IOC_TEST_STALL	_IOW(SIMGPU_IOC_MAGIC, 0x11, struct simgpu_test_stall)
 #define SIMGPU_IOC_TEST_HOLD	_IOW(SIMGPU_IOC_MAGIC, 0x12, struct simgpu_test_hold)
+#define SIMGPU_IOC_TEST_INTERNAL _IOW(SIMGPU_IOC_MAGIC, 0x13, struct simgpu_test_internal)
 
 #endif /* _UAPI_GCAPS_SIMGPU_H */

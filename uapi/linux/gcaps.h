@@ -27,7 +27,7 @@
  * Error numbers (negative in the kernel, errno in user space):
  *   ENOTTY   unknown ioctl command
  *   EINVAL   size below the first version, non-zero flags or reserved fields, GPU priority
- *            outside 0..99
+ *            outside 0..99; SET_ALWAYS: `on` not 0/1, tsgid >= GCAPS_MAX_TSGS
  *   E2BIG    size larger than the kernel's struct with non-zero bytes beyond it
  *   EFAULT   unreadable/unwritable argument or user buffer. SEG_BEGIN, SEG_END and a STATS
  *            reset write their struct back before they act, so EFAULT means nothing changed;
@@ -36,12 +36,13 @@
  *            LIST and TRACE_READ may have filled part of the user arrays.
  *   EPERM    the fd belongs to another process; a best-effort (SCHED_OTHER/BATCH/IDLE) caller
  *            asked for an explicit GPU priority; a real-time caller asked for an explicit GPU
- *            priority above its own CPU priority without CAP_SYS_NICE; resetting statistics or
- *            reading the trace without CAP_SYS_ADMIN
+ *            priority above its own CPU priority without CAP_SYS_NICE; resetting statistics,
+ *            reading the trace or SET_ALWAYS without CAP_SYS_ADMIN
  *   EINTR    a fatal signal arrived while SEG_BEGIN/SEG_END/STATUS/LIST/STATS waited for the
  *            update lock (the caller is dying; nothing changed)
  *   EALREADY SEG_BEGIN while this client's segment is open
- *   ENOENT   SEG_END without an open segment
+ *   ENOENT   SEG_END without an open segment; SET_ALWAYS of a TSG id the bound driver has
+ *            not reported (or no driver bound)
  *   EMFILE   open(): the calling user already has GCAPS_MAX_CLIENTS_PER_USER clients
  *   ENOSPC   open(): the client table is full
  */
@@ -70,15 +71,29 @@
 #define GCAPS_STATE_RUNNING	1	/* open segment, its TSGs are eligible */
 #define GCAPS_STATE_PENDING	2	/* open segment, waiting for a higher/earlier one */
 
-/* GCAPS_IOC_VERSION: module and backend versions. */
+/* TSG ids: 0 .. GCAPS_MAX_TSGS - 1 (the backend contract's GCAPS_BE_MAX_TSGS). */
+#define GCAPS_MAX_TSGS		1024
+
+/*
+ * GCAPS_IOC_VERSION: module and backend versions, and which backend is bound. VER1 added
+ * backend_runlists and backend_detail (a VER0 caller gets the first four fields).
+ */
 struct gcaps_version {
 	__u32 size;			/* in */
 	__u32 abi_version;		/* out: GCAPS_ABI_VERSION */
 	__u32 module_version;		/* out: major << 16 | minor << 8 | patch */
 	__u32 backend_abi;		/* out: backend contract version, 0 = no backend bound */
-	char backend_name[32];		/* out: NUL-terminated, "" = no backend bound */
+	char backend_name[32];		/* out: NUL-terminated, "" = no backend bound; short driver
+					 * name, e.g. "nvgpu", "simgpu" */
+	/* VER1 */
+	__u32 backend_runlists;		/* out: bit i: the backend filters hardware runlist i
+					 * (0 = no backend bound) */
+	__u32 reserved;			/* out: 0 */
+	char backend_detail[64];	/* out: NUL-terminated: the driver's line and chip, e.g.
+					 * "r36.4.2 ga10b", "emulated gv11b"; "" if none */
 };
 #define GCAPS_VERSION_SIZE_VER0		48
+#define GCAPS_VERSION_SIZE_VER1		120
 
 /*
  * GCAPS_IOC_SEG_BEGIN: open a GPU segment (gcapsGpuSegBegin). On EPERM (and only then) the
@@ -147,7 +162,36 @@ struct gcaps_tsg_info {
 	__u32 timeslice_us;
 };
 #define GCAPS_TSG_ELIGIBLE	(1u << 0)	/* on the runlist by the current decision */
-#define GCAPS_TSG_ALWAYS	(1u << 1)	/* always eligible (administrator's choice) */
+#define GCAPS_TSG_ALWAYS	(1u << 1)	/* always eligible (= ALWAYS_DRIVER | ALWAYS_ADMIN) */
+#define GCAPS_TSG_ALWAYS_DRIVER	(1u << 2)	/* ... because the driver flagged it driver-internal */
+#define GCAPS_TSG_ALWAYS_ADMIN	(1u << 3)	/* ... because an administrator marked it
+						 * (GCAPS_IOC_SET_ALWAYS) */
+
+/*
+ * GCAPS_IOC_SET_ALWAYS: an administrator (CAP_SYS_ADMIN, else EPERM) marks a TSG always
+ * eligible (on = 1) or removes that mark (on = 0): it stays on the runlist during every
+ * real-time segment, e.g. the display compositor's. A TSG has two independent reasons to be
+ * always eligible, each with one owner: the driver's flag (driver-internal TSG, reported with
+ * the TSG; the administrator cannot clear it) and this mark. It is always eligible while
+ * either is set; `reasons` says which are set after the call. The mark belongs to the TSG's
+ * incarnation: it goes when the driver releases the TSG (a reused id starts unmarked).
+ * Pending TSG events are applied first, so a TSG the driver has just reported can be marked.
+ * If the decision changes, the module publishes it and has the driver resubmit before it
+ * returns (like a segment begin or end; traced as GCAPS_TRACE_TSG_ALWAYS).
+ * Errors: EINVAL (flags/reserved not 0, on > 1, tsgid >= GCAPS_MAX_TSGS), EPERM, ENOENT (no
+ * such TSG), EINTR.
+ */
+struct gcaps_set_always {
+	__u32 size;			/* in */
+	__u32 flags;			/* in: must be 0 */
+	__u32 tsgid;			/* in */
+	__u32 on;			/* in: 1 mark, 0 unmark */
+	__u32 reasons;			/* out: GCAPS_TSG_ALWAYS_DRIVER | GCAPS_TSG_ALWAYS_ADMIN after
+					 * the call */
+	__u32 reserved;			/* in: must be 0 */
+	__u64 generation;		/* out: eligible-set generation after the call */
+};
+#define GCAPS_SET_ALWAYS_SIZE_VER0	32
 
 /*
  * GCAPS_IOC_LIST: every client and every TSG (for tools; any caller may read it, like ps).
@@ -274,6 +318,11 @@ struct gcaps_stats {
 #define GCAPS_TRACE_RECOVERY	7	/* the driver reported a recovery */
 #define GCAPS_TRACE_TSG_NEW	8	/* the driver reported a new TSG (tsgid in priorities) */
 #define GCAPS_TRACE_TSG_GONE	9	/* a TSG was released */
+#define GCAPS_TRACE_TSG_ALWAYS	10	/* a TSG's always-eligible reasons changed (tsgid in
+					 * cpu_priority, the reasons after the event,
+					 * GCAPS_TSG_ALWAYS_*, in requested_priority); client_id
+					 * is 0 for the driver's flag, the administrator's client
+					 * for SET_ALWAYS */
 
 #define GCAPS_TRACE_F_PENDING	(1u << 0)	/* BEGIN: the new segment is pending */
 #define GCAPS_TRACE_F_ENDED	(1u << 1)	/* CLOSE: an open segment ended with the client */
@@ -340,6 +389,7 @@ struct gcaps_trace_read {
 #define GCAPS_IOC_SEG_END	_IOWR(GCAPS_IOC_MAGIC, 0x02, struct gcaps_seg_end)
 #define GCAPS_IOC_STATUS	_IOWR(GCAPS_IOC_MAGIC, 0x03, struct gcaps_status)
 #define GCAPS_IOC_LIST		_IOWR(GCAPS_IOC_MAGIC, 0x04, struct gcaps_list)
+#define GCAPS_IOC_SET_ALWAYS	_IOWR(GCAPS_IOC_MAGIC, 0x05, struct gcaps_set_always)
 #define GCAPS_IOC_STATS		_IOWR(GCAPS_IOC_MAGIC, 0x10, struct gcaps_stats)
 #define GCAPS_IOC_TRACE_READ	_IOWR(GCAPS_IOC_MAGIC, 0x11, struct gcaps_trace_read)
 

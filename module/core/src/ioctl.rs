@@ -32,6 +32,8 @@ pub enum Command {
     Status,
     /// `GCAPS_IOC_LIST`.
     List,
+    /// `GCAPS_IOC_SET_ALWAYS`.
+    SetAlways,
     /// `GCAPS_IOC_STATS`.
     Stats,
     /// `GCAPS_IOC_TRACE_READ`.
@@ -56,6 +58,7 @@ impl Command {
             uapi::NR_SEG_END => Ok(Self::SegEnd),
             uapi::NR_STATUS => Ok(Self::Status),
             uapi::NR_LIST => Ok(Self::List),
+            uapi::NR_SET_ALWAYS => Ok(Self::SetAlways),
             uapi::NR_STATS => Ok(Self::Stats),
             uapi::NR_TRACE_READ => Ok(Self::TraceRead),
             _ => Err(Errno::ENOTTY),
@@ -231,6 +234,23 @@ pub fn check_list(a: &uapi::List) -> Result<(), Errno> {
         return Err(Errno::EINVAL);
     }
     Ok(())
+}
+
+/// `GCAPS_IOC_SET_ALWAYS`: `flags` and `reserved` 0, `on` 0 or 1, `tsgid` below
+/// `GCAPS_MAX_TSGS` (else `EINVAL`), then `CAP_SYS_ADMIN` (`is_admin()`, asked only then;
+/// `EPERM`). Returns the TSG id and whether to mark it. Whether the TSG exists (`ENOENT`) is
+/// the core's question ([`super::state::Core::set_always`]).
+pub fn check_set_always(
+    a: &uapi::SetAlways,
+    is_admin: impl FnOnce() -> bool,
+) -> Result<(u32, bool), Errno> {
+    if a.flags != 0 || a.reserved != 0 || a.on > 1 || a.tsgid >= uapi::MAX_TSGS {
+        return Err(Errno::EINVAL);
+    }
+    if !is_admin() {
+        return Err(Errno::EPERM);
+    }
+    Ok((a.tsgid, a.on == 1))
 }
 
 /// `GCAPS_IOC_STATS` of a caller whose struct has `size` bytes: unknown flags are `EINVAL`; a

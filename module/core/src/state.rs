@@ -48,6 +48,7 @@ pub type Policy = policy::Policy<TSG_WORDS, MAX_CLIENTS>;
 pub type Decision = policy::Decision<TSG_WORDS>;
 /// TSG ids: the policy's TSG capacity (= `GCAPS_BE_MAX_TSGS`).
 pub const MAX_TSGS: usize = Policy::TSG_CAPACITY;
+const _: () = assert!(uapi::MAX_TSGS as usize == MAX_TSGS);
 /// Words of the [`Exits`] bit set (one bit per client slot).
 const EXIT_WORDS: usize = MAX_CLIENTS.div_ceil(64);
 
@@ -119,9 +120,12 @@ pub struct TsgEvent {
     pub num_channels: u32,
     /// 0: the TSG is gone.
     pub present: u32,
-    /// Zero.
-    pub pad: u32,
+    /// `GCAPS_BE_TSG_*` of the driver's report (`GCAPS_BE_TSG_ALWAYS`: driver-internal).
+    pub flags: u32,
 }
+
+/// `GCAPS_BE_TSG_ALWAYS` of `gcaps_backend.h`: the driver's own TSG, always eligible.
+pub const BE_TSG_ALWAYS: u32 = 1 << 0;
 
 /// Who opens a file.
 #[derive(Clone, Copy, Debug, Default)]
@@ -225,6 +229,10 @@ struct Tsg {
     num_channels: u32,
     /// 1 + lowest client slot in use with `key`, 0: none.
     owner: u32,
+    /// Why the TSG is always eligible: `uapi::TSG_ALWAYS_DRIVER` (the driver's flag, as its
+    /// last event said) and `uapi::TSG_ALWAYS_ADMIN` (`GCAPS_IOC_SET_ALWAYS`). The policy's
+    /// mark is set exactly when one of them is.
+    always: u32,
 }
 
 impl Tsg {
@@ -234,6 +242,7 @@ impl Tsg {
         timeslice_us: 0,
         num_channels: 0,
         owner: 0,
+        always: 0,
     };
 }
 
@@ -900,6 +909,7 @@ impl Core {
             if self.policy.is_always_eligible(tsgid) {
                 flags |= uapi::TSG_ALWAYS;
             }
+            flags |= t.always & (uapi::TSG_ALWAYS_DRIVER | uapi::TSG_ALWAYS_ADMIN);
             let owner = slot_of(t.owner).and_then(|s| self.clients.get(s));
             *dst = uapi::TsgInfo {
                 tsgid,
@@ -988,6 +998,11 @@ impl Core {
         if ev.present == 0 {
             return changed;
         }
+        let driver = if ev.flags & BE_TSG_ALWAYS != 0 {
+            uapi::TSG_ALWAYS_DRIVER
+        } else {
+            0
+        };
         if same_owner {
             if old.timeslice_us != ev.timeslice_us || old.num_channels != ev.num_channels {
                 // A content change: the driver rebuilds its own runlist for it.
@@ -997,6 +1012,8 @@ impl Core {
                 m.timeslice_us = ev.timeslice_us;
                 m.num_channels = ev.num_channels;
             }
+            let reasons = (old.always & !uapi::TSG_ALWAYS_DRIVER) | driver;
+            changed |= self.set_reasons(h, t, reasons, None);
             return changed;
         }
         let key = self.key_for(ev.tgid as u32, ev.start);
@@ -1010,11 +1027,83 @@ impl Core {
                     timeslice_us: ev.timeslice_us,
                     num_channels: ev.num_channels,
                     owner,
+                    always: 0,
                 };
             }
             self.tsg_counted(h, uapi::TRACE_TSG_NEW, t, ev.tgid, owner);
+            changed |= self.set_reasons(h, t, driver, None);
         }
         changed
+    }
+
+    /// Sets existing TSG `t`'s always-eligible reasons (`uapi::TSG_ALWAYS_DRIVER`/`_ADMIN`)
+    /// and the policy's mark to match (set iff a reason is); records a `TSG_ALWAYS` event if
+    /// the reasons changed (about client `by`, none for the driver). Returns whether the
+    /// decision changed.
+    fn set_reasons(&mut self, h: &mut impl Host, t: u32, reasons: u32, by: Option<usize>) -> bool {
+        let Some(m) = self.tsgs.get_mut(t as usize) else {
+            return false;
+        };
+        let old = m.always;
+        m.always = reasons;
+        let on = reasons != 0;
+        let mut changed = false;
+        if self.policy.is_always_eligible(t) != on {
+            changed = self
+                .policy
+                .set_always_eligible(t, on)
+                .is_ok_and(|o| o.decision_changed);
+        }
+        if old != reasons && by.is_none() {
+            let ev = self.always_event(h, t, by);
+            h.record(&ev);
+        }
+        changed
+    }
+
+    /// A `TSG_ALWAYS` trace event about TSG `t` (its reasons now), caused by client `by`.
+    fn always_event(&self, h: &impl Host, t: u32, by: Option<usize>) -> TraceEvent {
+        let mut ev = self.event(h, uapi::TRACE_TSG_ALWAYS, by);
+        let m = self.tsgs.get(t as usize).copied().unwrap_or(Tsg::NONE);
+        if by.is_none() {
+            ev.tgid = m.tgid as u32;
+        }
+        ev.cpu_priority = t as i32;
+        ev.requested_priority = m.always as i32;
+        ev
+    }
+
+    /// `GCAPS_IOC_SET_ALWAYS` by client `r` (after [`super::ioctl::check_set_always`]: the
+    /// caller is an administrator): sets or clears the administrator's reason of TSG `tsgid`
+    /// (`ENOENT` if the driver has not reported it, `EINVAL` out of range), publishes and
+    /// resubmits if the decision changed. The driver's reason is the driver's: it stays.
+    /// Returns the reasons after the call and the generation.
+    pub fn set_always(
+        &mut self,
+        h: &mut impl Host,
+        r: ClientRef,
+        tsgid: u32,
+        on: bool,
+    ) -> Result<(u32, u64), Errno> {
+        self.client(r)?;
+        let old = self.tsgs.get(tsgid as usize).ok_or(Errno::EINVAL)?.always;
+        if !self.policy.tsgs().contains(tsgid) {
+            return Err(Errno::ENOENT);
+        }
+        let reasons = if on {
+            old | uapi::TSG_ALWAYS_ADMIN
+        } else {
+            old & !uapi::TSG_ALWAYS_ADMIN
+        };
+        let slot = r.slot as usize;
+        let changed = self.set_reasons(h, tsgid, reasons, Some(slot));
+        let submit = self.sync(h, changed, false);
+        if old != reasons {
+            let mut ev = self.always_event(h, tsgid, Some(slot));
+            ev.flags = submit.trace_flags();
+            h.record(&ev);
+        }
+        Ok((reasons, self.generation()))
     }
 
     /// A backend bound (the host attached it).
@@ -1041,8 +1130,11 @@ impl Core {
     pub fn check(&self) -> Result<(), &'static str> {
         for (t, tsgid) in self.tsgs.iter().zip(0u32..) {
             let key = self.policy.tsg_owner(tsgid);
-            if key.is_none() && (t.tgid, t.start, t.timeslice_us) != (0, 0, 0) {
+            if key.is_none() && (t.tgid, t.start, t.timeslice_us, t.always) != (0, 0, 0, 0) {
                 return Err("TSG mirror has an id the policy does not");
+            }
+            if self.policy.is_always_eligible(tsgid) != (t.always != 0) {
+                return Err("the policy's always-eligible mark is not the OR of its reasons");
             }
             let want = key.map_or(0, |k| self.first_with_key(k).map_or(0, plus1));
             if t.owner != want {

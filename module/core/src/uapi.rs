@@ -18,6 +18,7 @@ pub const NR_SEG_BEGIN: u32 = 0x01;
 pub const NR_SEG_END: u32 = 0x02;
 pub const NR_STATUS: u32 = 0x03;
 pub const NR_LIST: u32 = 0x04;
+pub const NR_SET_ALWAYS: u32 = 0x05;
 pub const NR_STATS: u32 = 0x10;
 
 pub const NR_TRACE_READ: u32 = 0x11;
@@ -49,6 +50,7 @@ pub const TRACE_RESUME: u32 = 6;
 pub const TRACE_RECOVERY: u32 = 7;
 pub const TRACE_TSG_NEW: u32 = 8;
 pub const TRACE_TSG_GONE: u32 = 9;
+pub const TRACE_TSG_ALWAYS: u32 = 10;
 
 pub const TRACE_F_PENDING: u32 = 1 << 0;
 pub const TRACE_F_ENDED: u32 = 1 << 1;
@@ -68,6 +70,11 @@ pub const STATE_PENDING: u32 = 2;
 
 pub const TSG_ELIGIBLE: u32 = 1 << 0;
 pub const TSG_ALWAYS: u32 = 1 << 1;
+pub const TSG_ALWAYS_DRIVER: u32 = 1 << 2;
+pub const TSG_ALWAYS_ADMIN: u32 = 1 << 3;
+
+/// `GCAPS_MAX_TSGS`.
+pub const MAX_TSGS: u32 = 1024;
 
 /// An ioctl argument struct: starts with its `size`, grows at the end.
 pub trait IoctlArg: Default + Copy {
@@ -88,15 +95,47 @@ macro_rules! ioctl_arg {
 }
 
 #[repr(C)]
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Version {
     pub size: u32,
     pub abi_version: u32,
     pub module_version: u32,
     pub backend_abi: u32,
     pub backend_name: [u8; 32],
+    // VER1
+    pub backend_runlists: u32,
+    pub reserved: u32,
+    pub backend_detail: [u8; 64],
 }
-ioctl_arg!(Version, 48);
+ioctl_arg!(Version, 48, 120);
+
+impl Default for Version {
+    fn default() -> Self {
+        Self {
+            size: 0,
+            abi_version: 0,
+            module_version: 0,
+            backend_abi: 0,
+            backend_name: [0; 32],
+            backend_runlists: 0,
+            reserved: 0,
+            backend_detail: [0; 64],
+        }
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct SetAlways {
+    pub size: u32,
+    pub flags: u32,
+    pub tsgid: u32,
+    pub on: u32,
+    pub reasons: u32,
+    pub reserved: u32,
+    pub generation: u64,
+}
+ioctl_arg!(SetAlways, 32);
 
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]

@@ -12,6 +12,8 @@
  *   simgpuctl stats         "STATS submits= takes= ... num_tsgs= bound="
  *   simgpuctl exclude T     test knob: keep TSG T off every runlist (returns once taken)
  *   simgpuctl include T     undo
+ *   simgpuctl internal T    test knob: flag TSG T driver-internal (GCAPS_BE_TSG_ALWAYS to gcaps)
+ *   simgpuctl external T    undo
  *   simgpuctl stall MS      test knob: the engine takes no runlist for MS ms
  *   simgpuctl hold          test knob: the engine runs nothing (work queues up) until
  *   simgpuctl release       release: then it picks at once among the TSGs with work
@@ -153,7 +155,7 @@ int main(int argc, char **argv)
 		a += 2;
 	}
 	if (a >= argc) {
-		fprintf(stderr, "simgpuctl: no command (runlist|words|stats|exclude T|include T|stall MS|hold|release)\n");
+		fprintf(stderr, "simgpuctl: no command (runlist|words|stats|exclude T|include T|internal T|external T|stall MS|hold|release)\n");
 		return 2;
 	}
 	for (; a < argc; a++) {
@@ -185,6 +187,13 @@ int main(int argc, char **argv)
 
 			a++;
 			knob(cmd, SIMGPU_IOC_TEST_EXCLUDE, &x);
+		} else if (!strcmp(cmd, "internal") || !strcmp(cmd, "external")) {
+			struct simgpu_test_internal x = {
+				.size = sizeof(x), .tsgid = num(argv[a + 1]), .internal = cmd[0] == 'i',
+			};
+
+			a++;
+			knob(cmd, SIMGPU_IOC_TEST_INTERNAL, &x);
 		} else if (!strcmp(cmd, "stall")) {
 			struct simgpu_test_stall st = { .size = sizeof(st), .stall_ms = num(argv[a + 1]) };
 
@@ -195,7 +204,7 @@ int main(int argc, char **argv)
 
 			knob(cmd, SIMGPU_IOC_TEST_HOLD, &h);
 		} else {
-			fprintf(stderr, "simgpuctl: unknown command '%s' (runlist|words|stats|exclude T|include T|stall MS|hold|release)\n",
+			fprintf(stderr, "simgpuctl: unknown command '%s' (runlist|words|stats|exclude T|include T|internal T|external T|stall MS|hold|release)\n",
 				cmd);
 			return 2;
 		}

@@ -7,7 +7,9 @@
  * CAP_SYS_NICE, best-effort asking for a GPU priority); the ceiling boost is undone; kill -9
  * inside a segment frees the client; per-user and table limits; rmmod refused while a file is
  * open; STATS read by anyone, reset only with CAP_SYS_ADMIN (EPERM as uid 65534), bad flags
- * and sizes EINVAL. (The begin+end benchmark is 32-gcaps-observe's.)
+ * and sizes EINVAL; VERSION VER1 (backend runlists and detail; a VER0 caller gets 48 bytes);
+ * SET_ALWAYS: bad arguments EINVAL, no such TSG (no backend) ENOENT, EPERM without
+ * CAP_SYS_ADMIN, nothing changed. (The begin+end benchmark is 32-gcaps-observe's.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -137,6 +139,56 @@ static void test_stats_permission(void)
 	      "size not EINVAL): status %#x", st);
 }
 
+/*
+ * SET_ALWAYS without a backend: argument errors are EINVAL (before the permission), every
+ * TSG id is unknown (ENOENT), a caller without CAP_SYS_ADMIN gets EPERM; nothing changes.
+ */
+static void test_set_always(int fd)
+{
+	struct gcaps_status before = status(fd);
+	struct gcaps_set_always a = { .size = sizeof(a), .tsgid = 3, .on = 1 };
+	pid_t c;
+	int st;
+
+	CHECK(sizeof(a) == GCAPS_SET_ALWAYS_SIZE_VER0, "struct gcaps_set_always: %zu bytes",
+	      sizeof(a));
+	EXPECT(fd, GCAPS_IOC_SET_ALWAYS, &a, ENOENT);
+	a.on = 0;
+	EXPECT(fd, GCAPS_IOC_SET_ALWAYS, &a, ENOENT);
+	a.on = 2;
+	EXPECT(fd, GCAPS_IOC_SET_ALWAYS, &a, EINVAL);
+	a.on = 1;
+	a.tsgid = GCAPS_MAX_TSGS;
+	EXPECT(fd, GCAPS_IOC_SET_ALWAYS, &a, EINVAL);
+	a.tsgid = 3;
+	a.flags = 1;
+	EXPECT(fd, GCAPS_IOC_SET_ALWAYS, &a, EINVAL);
+	a.flags = 0;
+	a.reserved = 1;
+	EXPECT(fd, GCAPS_IOC_SET_ALWAYS, &a, EINVAL);
+	a.reserved = 0;
+	a.size = GCAPS_SET_ALWAYS_SIZE_VER0 - 1;
+	EXPECT(fd, GCAPS_IOC_SET_ALWAYS, &a, EINVAL);
+	same_status(fd, &before, "SET_ALWAYS misuse");
+	c = fork();
+	if (c == 0) {
+		struct gcaps_set_always ca = { .size = sizeof(ca), .tsgid = 3, .on = 1 };
+		int cfd, bad = 0;
+
+		if (setuid(65534))
+			_exit(2);
+		cfd = open_dev();
+		bad |= !(ioctl(cfd, GCAPS_IOC_SET_ALWAYS, &ca) < 0 && errno == EPERM);
+		ca.on = 2;	/* argument errors come first */
+		bad |= !(ioctl(cfd, GCAPS_IOC_SET_ALWAYS, &ca) < 0 && errno == EINVAL) << 1;
+		_exit(bad);
+	}
+	CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "SET_ALWAYS as uid 65534 (bits: 1 not EPERM, 2 bad argument not EINVAL): status %#x",
+	      st);
+	same_status(fd, &before, "SET_ALWAYS without CAP_SYS_ADMIN");
+}
+
 static void test_version_status(int fd)
 {
 	struct gcaps_version v = { .size = sizeof(v) };
@@ -147,6 +199,23 @@ static void test_version_status(int fd)
 	CHECK(v.module_version != 0, "module_version 0");
 	CHECK(v.backend_abi == 0 && v.backend_name[0] == '\0', "backend bound without simgpu: %u '%s'",
 	      v.backend_abi, v.backend_name);
+	CHECK(v.backend_runlists == 0 && v.backend_detail[0] == '\0' && v.reserved == 0,
+	      "VER1 without a backend: runlists %#x detail '%.64s'", v.backend_runlists,
+	      v.backend_detail);
+	{
+		/* A VER0 caller (48 bytes) gets the VER0 fields and nothing beyond. */
+		struct gcaps_version v0;
+		unsigned char *tail = (unsigned char *)&v0 + GCAPS_VERSION_SIZE_VER0;
+
+		memset(&v0, 0, sizeof(v0));
+		memset(tail, 0xa5, sizeof(v0) - GCAPS_VERSION_SIZE_VER0);
+		v0.size = GCAPS_VERSION_SIZE_VER0;
+		EXPECT(fd, GCAPS_IOC_VERSION, &v0, 0);
+		CHECK(v0.abi_version == GCAPS_ABI_VERSION && v0.module_version == v.module_version,
+		      "VER0 version: abi %u module %#x", v0.abi_version, v0.module_version);
+		CHECK(tail[0] == 0xa5 && tail[sizeof(v0) - GCAPS_VERSION_SIZE_VER0 - 1] == 0xa5,
+		      "a VER0 VERSION wrote past its struct");
+	}
 	s = status(fd);
 	CHECK(s.self.tgid == (unsigned)getpid(), "tgid %u, pid %d", s.self.tgid, getpid());
 	CHECK(s.self.state == GCAPS_STATE_IDLE, "state %u", s.self.state);
@@ -241,7 +310,7 @@ static void test_sizes_flags_cmds(int fd)
 	l = (struct gcaps_list){ .size = sizeof(l), .reserved = 1 };
 	EXPECT(fd, GCAPS_IOC_LIST, &l, EINVAL);
 	/* Unknown commands. */
-	EXPECT(fd, _IOWR(GCAPS_IOC_MAGIC, 0x05, struct gcaps_status), &s, ENOTTY);
+	EXPECT(fd, _IOWR(GCAPS_IOC_MAGIC, 0x06, struct gcaps_status), &s, ENOTTY);
 	EXPECT(fd, _IOWR(GCAPS_IOC_MAGIC, 0x12, struct gcaps_status), &s, ENOTTY);
 	EXPECT(fd, _IOWR('v', 0x01, struct gcaps_status), &s, ENOTTY);
 	EXPECT(fd, _IO(GCAPS_IOC_MAGIC, 0xff), 0, ENOTTY);
@@ -595,6 +664,7 @@ int main(void)
 	test_stats_permission();
 	test_segments_misuse(fd);
 	test_sizes_flags_cmds(fd);
+	test_set_always(fd);
 	test_rt_and_permissions(fd);
 	test_other_process(fd);
 	test_list(fd);

@@ -3,7 +3,8 @@
 # segment (SCHED_FIFO 10) is preempted by a high one (FIFO 50), which ends, then the low one
 # resumes and ends. The statistics (reset just before) count exactly that; the trace holds
 # BEGIN low, BEGIN high, PREEMPT low, END high, RESUME low, END low; the Perfetto file parses
-# and holds the segments, low's GPU wait and the runlist track (checked by gcapsctl-observe,
+# and holds the segments, low's GPU wait and the runlist track; gcapsctl status names the bound
+# backend (simgpu, its detail, contract 2, runlist 0) (checked by gcapsctl-observe,
 # tools/gcapsctl/tests/observe.rs). A non-root caller gets the CAP_SYS_ADMIN message for the
 # trace and for a reset, and may read the statistics.
 # vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=240
@@ -40,6 +41,7 @@ gcapsctl stats --svg /tmp/obs/delay.svg >/tmp/obs/stats.txt
 gcapsctl trace --format json >/tmp/obs/trace.json
 gcapsctl trace >/tmp/obs/trace.txt
 gcapsctl trace --perfetto /tmp/obs/perfetto.json
+gcapsctl status --format json >/tmp/obs/status.json
 cat /tmp/obs/stats.txt /tmp/obs/trace.txt
 OBSERVE_DIR=/tmp/obs OBSERVE_LOW=$(cat /tmp/obs/low) OBSERVE_HIGH=$(cat /tmp/obs/high) \
   gcapsctl-observe --ignored --test-threads=1 || fail "gcapsctl-observe"

@@ -5,7 +5,7 @@
  * With gcaps_simgpu loaded and two GPU clients (gpuclient, with gcaps) running segments, 2
  * processes x 4 threads (8 in parallel; one thread SCHED_FIFO) make FUZZ_CALLS ioctl calls in
  * all on a few shared /dev/gcaps fds, with fixed seeds: random command numbers (ours, STATS with
- * and without reset and TRACE_READ included, with every
+ * and without reset, TRACE_READ and SET_ALWAYS included, with every
  * direction/size encoding, unknown numbers of our magic, other magics), random sizes, flags,
  * priorities and reserved fields, argument pointers that are NULL, unmapped, kernel addresses,
  * read-only, misaligned, or a struct straddling into an unmapped page; begin/end misuse comes
@@ -27,6 +27,8 @@
  *   LIST with an unwritable array         EFAULT (or 0 when that array gets no entries)
  *   TRACE_READ: event_size < VER0         EINVAL; unwritable array: EFAULT or 0 (no event
  *                                         to copy); else 0 (the fuzzer runs as root)
+ *   SET_ALWAYS: on > 1, tsgid >= 1024     EINVAL; else 0 or ENOENT (the TSG exists or not;
+ *                                         the fuzzer runs as root)
  *   fd closed under the call by churn     EBADF (only then)
  * Afterwards (fuzzers gone, GPU clients finished) LIST shows one client (this process), no open
  * segment, no real-time segment. kernel-health checks KASAN/UBSAN/lockdep/kmemleak.
@@ -66,7 +68,9 @@ static atomic_long calls;
 static char *rw_page;		/* two pages: RW then unmapped */
 static char *ro_page;		/* read-only, holds valid-looking structs */
 #define RO_STRIDE 576		/* >= the largest struct (gcaps_stats: 528); 7 fit in a page */
-_Static_assert(sizeof(struct gcaps_stats) <= RO_STRIDE && 7 * RO_STRIDE <= 4096, "ro_page layout");
+#define NCMDS 8			/* the 8th, SET_ALWAYS (32 bytes), fits after the 7 strides */
+_Static_assert(sizeof(struct gcaps_stats) <= RO_STRIDE &&
+		       7 * RO_STRIDE + sizeof(struct gcaps_set_always) <= 4096, "ro_page layout");
 static volatile int stop_churn;
 
 #define FAILF(...)                                                             \
@@ -88,6 +92,7 @@ static unsigned ksize(unsigned nr)
 	case 3: return sizeof(struct gcaps_status);
 	case 4: return sizeof(struct gcaps_list);
 	case 5: return sizeof(struct gcaps_stats);
+	case 7: return sizeof(struct gcaps_set_always);
 	default: return sizeof(struct gcaps_trace_read);
 	}
 }
@@ -101,6 +106,7 @@ static unsigned ver0(unsigned nr)
 	case 3: return GCAPS_STATUS_SIZE_VER0;
 	case 4: return GCAPS_LIST_SIZE_VER0;
 	case 5: return GCAPS_STATS_SIZE_VER0;
+	case 7: return GCAPS_SET_ALWAYS_SIZE_VER0;
 	default: return GCAPS_TRACE_READ_SIZE_VER0;
 	}
 }
@@ -112,7 +118,7 @@ static const char *ptr_kinds[] = { "struct", "NULL", "unmapped", "kernel", "read
 
 /*
  * Builds a random argument for command `nr` (0..4: number 0..4; 5: GCAPS_IOC_STATS; 6:
- * GCAPS_IOC_TRACE_READ) and returns it with the set of
+ * GCAPS_IOC_TRACE_READ; 7: GCAPS_IOC_SET_ALWAYS, number 5) and returns it with the set of
  * acceptable results (bit 0 = success) in *ok.
  */
 static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint64_t *ok, int *kind)
@@ -132,8 +138,12 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 		return (unsigned long)(ro_page + nr * RO_STRIDE);
 	}
 	case 5: {
-		/* Size field readable (set at start), the struct runs into the unmapped page. */
-		*ok = BIT(EFAULT);
+		/*
+		 * Size field readable (set at start), the struct runs into the unmapped page.
+		 * SET_ALWAYS (32 bytes at PAGE - 32) fits before it: its `flags` is the next
+		 * command's size field (64), so EINVAL.
+		 */
+		*ok = nr == 7 ? BIT(EINVAL) : BIT(EFAULT);
 		return (unsigned long)(rw_page + PAGE - 4 * (nr + 1));
 	}
 	}
@@ -201,6 +211,20 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 		break;
 	}
 	case 2: *ok = BIT(0) | BIT(ENOENT); break;
+	case 7: {
+		struct gcaps_set_always a;
+
+		memcpy(&a, buf, sizeof(a));
+		a.tsgid = rnd(s) % 4 ? rnd(s) % 8 : (uint32_t)rnd(s);
+		a.on = rnd(s) % 4 ? rnd(s) % 2 : (uint32_t)rnd(s);
+		a.reserved = rnd(s) % 8 == 0;
+		memcpy(buf + 8, (char *)&a + 8, sizeof(a) - 8);
+		if (a.on > 1 || a.tsgid >= GCAPS_MAX_TSGS || a.reserved)
+			*ok = BIT(EINVAL);
+		else
+			*ok = BIT(0) | BIT(ENOENT);
+		break;
+	}
 	case 6: {
 		struct gcaps_trace_read t;
 		unsigned long ptrs[5] = { 0, (unsigned long)(rw_page + PAGE),
@@ -259,13 +283,14 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 static unsigned random_cmd(uint64_t *s, unsigned *nr, int *ours)
 {
 	static const unsigned dirs[4] = { _IOC_NONE, _IOC_READ, _IOC_WRITE, _IOC_READ | _IOC_WRITE };
-	unsigned dir = dirs[rnd(s) % 4], size = rnd(s) % 3 ? ksize(rnd(s) % 7) : rnd(s) % 16384;
-	unsigned type = GCAPS_IOC_MAGIC, n = rnd(s) % 7, num = n == 5 ? 0x10 : n == 6 ? 0x11 : n;
+	unsigned dir = dirs[rnd(s) % 4], size = rnd(s) % 3 ? ksize(rnd(s) % NCMDS) : rnd(s) % 16384;
+	unsigned type = GCAPS_IOC_MAGIC, n = rnd(s) % NCMDS;
+	unsigned num = n == 5 ? 0x10 : n == 6 ? 0x11 : n == 7 ? 0x05 : n;
 	int r = rnd(s) % 10;
 
 	*ours = 1;
 	if (r == 0) {
-		num = 5 + rnd(s) % 251;		/* unknown number, our magic */
+		num = 6 + rnd(s) % 250;		/* unknown number, our magic */
 		if (num == 0x10 || num == 0x11)	/* GCAPS_IOC_STATS, GCAPS_IOC_TRACE_READ */
 			num = 0x12;
 		n = num;
@@ -422,7 +447,7 @@ static void fuzz_process(int p)
 	if (rw_page == MAP_FAILED || ro_page == MAP_FAILED)
 		_exit(1);
 	munmap(rw_page + PAGE, PAGE);
-	for (i = 0; i < 7; i++) {
+	for (i = 0; i < NCMDS; i++) {
 		*(uint32_t *)(ro_page + i * RO_STRIDE) = ksize(i);
 		*(uint32_t *)(rw_page + PAGE - 4 * (i + 1)) = ksize(i);
 	}

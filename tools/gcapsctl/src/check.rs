@@ -204,11 +204,20 @@ pub fn judge(f: &Facts) -> Vec<Row> {
                 row(
                     "backend",
                     Status::Ok,
-                    format!(
-                        "{} bound (backend ABI {})",
-                        v.backend_name.escape_debug(),
-                        v.backend_abi
-                    ),
+                    if v.backend_detail.is_empty() {
+                        format!(
+                            "{} bound (backend ABI {})",
+                            v.backend_name.escape_debug(),
+                            v.backend_abi
+                        )
+                    } else {
+                        format!(
+                            "{} bound ({}, backend ABI {})",
+                            v.backend_name.escape_debug(),
+                            v.backend_detail.escape_debug(),
+                            v.backend_abi
+                        )
+                    },
                     None,
                 )
             });
@@ -310,6 +319,8 @@ mod tests {
                 module: 0x0100,
                 backend_abi: 1,
                 backend_name: "gcaps_simgpu".into(),
+                backend_detail: "emulated gv11b".into(),
+                backend_runlists: 1,
             }),
             rt_runtime_us: Some(-1),
             rt_period_us: Some(1_000_000),

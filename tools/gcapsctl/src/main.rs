@@ -1,12 +1,14 @@
 //! `gcapsctl`: see and steer gcaps on the device. `check` lists setup problems; `status` shows the module, its clients and
 //! the eligible set; `run` starts a command under SCHED_FIFO with a default GPU priority;
 //! `stats` prints the module's counters and update-delay histogram; `trace` dumps or follows
-//! the module's trace ring and converts it to a Perfetto timeline.
+//! the module's trace ring and converts it to a Perfetto timeline; `always-eligible` marks a
+//! TSG always eligible (administrator).
 //! Errors are one line on stderr with a non-zero exit (1: the operation failed, 2: bad
 //! arguments), never a panic.
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod always;
 mod check;
 mod device;
 mod histogram_svg;
@@ -41,6 +43,9 @@ enum Command {
     Stats(stats::Args),
     /// Dump or follow the trace ring (text, JSON) or write a Perfetto timeline (root only).
     Trace(trace::Args),
+    /// Mark a TSG always eligible (on the runlist during every real-time segment) or remove
+    /// the mark (root only).
+    AlwaysEligible(always::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +59,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run::run(a),
         Command::Stats(a) => stats::run(a),
         Command::Trace(a) => trace::run(a),
+        Command::AlwaysEligible(a) => always::run(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -355,6 +355,21 @@ impl Builder<'_> {
                     json!({"seq": e.seq, "pid": e.pid}),
                 );
             }
+            TraceKind::TsgAlways => {
+                let r = e.always_reasons().unwrap_or_default();
+                let name = format!(
+                    "tsg {} always {}",
+                    e.tsgid().unwrap_or(0),
+                    crate::status::reasons_text(r)
+                );
+                self.instant(
+                    GPU_PID,
+                    TSGS_TID,
+                    t,
+                    &name,
+                    json!({"seq": e.seq, "pid": e.pid, "driver": r.driver, "admin": r.admin}),
+                );
+            }
             TraceKind::Unknown(_) => {
                 let name = e.kind.name();
                 self.instant(GPU_PID, TSGS_TID, t, &name, json!({"seq": e.seq}));

@@ -1,7 +1,8 @@
-//! `gcapsctl status`: module and backend version, every client, the eligible TSG set.
+//! `gcapsctl status`: module version, the bound backend (driver, line and chip, runlists),
+//! every client, the eligible TSG set and the always-eligible TSGs with their reasons.
 use crate::device::ReportArgs;
 use crate::output::{write_stdout, Format};
-use libgcaps::{List, Version};
+use libgcaps::{AlwaysReasons, List, Version};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -26,6 +27,8 @@ pub struct Report {
     rt_active: bool,
     clients: Vec<ClientRow>,
     eligible_tsgs: Vec<u32>,
+    /// TSGs on the runlist during every real-time segment, and why.
+    always_eligible_tsgs: Vec<AlwaysTsg>,
     /// TSGs whose process has no gcaps client (best-effort GPU users).
     unmanaged_tsgs: Vec<UnmanagedTsg>,
 }
@@ -34,8 +37,23 @@ pub struct Report {
 struct ModuleInfo {
     version: String,
     abi: u32,
+    /// Short driver name ("nvgpu", "simgpu"), "" = none bound.
     backend: String,
+    /// The driver's line and chip ("r36.4.2 ga10b", "emulated gv11b").
+    backend_detail: String,
     backend_abi: u32,
+    /// Hardware runlist ids whose builds the backend filters.
+    runlists: Vec<u32>,
+}
+
+#[derive(Serialize, Debug, PartialEq)]
+struct AlwaysTsg {
+    tsgid: u32,
+    pid: u32,
+    /// The driver flagged it driver-internal.
+    driver: bool,
+    /// An administrator marked it (`gcapsctl always-eligible`).
+    admin: bool,
 }
 
 #[derive(Serialize, Debug, PartialEq)]
@@ -85,17 +103,32 @@ impl Report {
             })
             .collect();
         unmanaged.sort_by_key(|t| t.tsgid);
+        let mut always: Vec<AlwaysTsg> = list
+            .tsgs
+            .iter()
+            .filter(|t| t.always || t.always_driver || t.always_admin)
+            .map(|t| AlwaysTsg {
+                tsgid: t.tsgid,
+                pid: t.owner_pid,
+                driver: t.always_driver,
+                admin: t.always_admin,
+            })
+            .collect();
+        always.sort_by_key(|t| t.tsgid);
         Self {
             module: ModuleInfo {
                 version: v.module_string(),
                 abi: v.abi,
                 backend: v.backend_name.clone(),
+                backend_detail: v.backend_detail.clone(),
                 backend_abi: v.backend_abi,
+                runlists: v.runlist_ids(),
             },
             generation: list.generation,
             rt_active: list.rt_active,
             clients,
             eligible_tsgs: list.eligible_tsgs(),
+            always_eligible_tsgs: always,
             unmanaged_tsgs: unmanaged,
         }
     }
@@ -111,10 +144,16 @@ impl Report {
         let backend = if m.backend.is_empty() {
             "no GPU backend bound".to_string()
         } else {
+            let detail = if m.backend_detail.is_empty() {
+                String::new()
+            } else {
+                format!("{}, ", m.backend_detail.escape_debug())
+            };
             format!(
-                "backend {} (contract {})",
+                "backend {} ({detail}contract {}, runlists {})",
                 m.backend.escape_debug(),
-                m.backend_abi
+                m.backend_abi,
+                ids(&m.runlists)
             )
         };
         let mut s = format!(
@@ -147,6 +186,20 @@ impl Report {
             }
         }
         let _ = writeln!(s, "eligible TSGs: {}", ids(&self.eligible_tsgs));
+        if !self.always_eligible_tsgs.is_empty() {
+            let list: Vec<String> = self
+                .always_eligible_tsgs
+                .iter()
+                .map(|t| {
+                    let r = AlwaysReasons {
+                        driver: t.driver,
+                        admin: t.admin,
+                    };
+                    format!("{} ({}, pid {})", t.tsgid, reasons_text(r), t.pid)
+                })
+                .collect();
+            let _ = writeln!(s, "always-eligible TSGs: {}", list.join(", "));
+        }
         if !self.unmanaged_tsgs.is_empty() {
             let list: Vec<String> = self
                 .unmanaged_tsgs
@@ -156,6 +209,16 @@ impl Report {
             let _ = writeln!(s, "TSGs without a gcaps client: {}", list.join(", "));
         }
         s
+    }
+}
+
+/// `driver`, `admin`, `driver+admin`, or `off`.
+pub fn reasons_text(r: AlwaysReasons) -> &'static str {
+    match (r.driver, r.admin) {
+        (true, true) => "driver+admin",
+        (true, false) => "driver",
+        (false, true) => "admin",
+        (false, false) => "off",
     }
 }
 
@@ -200,15 +263,26 @@ mod tests {
             timeslice_us: 1024,
             eligible,
             always: false,
+            always_driver: false,
+            always_admin: false,
         }
+    }
+
+    fn always(mut t: TsgInfo, driver: bool, admin: bool) -> TsgInfo {
+        t.always = true;
+        t.always_driver = driver;
+        t.always_admin = admin;
+        t
     }
 
     fn sample() -> (Version, List) {
         let v = Version {
             abi: 1,
             module: 0x000100,
-            backend_abi: 1,
+            backend_abi: 2,
             backend_name: "simgpu".into(),
+            backend_detail: "emulated gv11b".into(),
+            backend_runlists: 1,
         };
         let list = List {
             clients: vec![
@@ -229,6 +303,8 @@ mod tests {
                 tsg(3, 1, 123, true),
                 tsg(5, 2, 200, false),
                 tsg(9, 0, 77, false),
+                always(tsg(12, 0, 0, true), true, false),
+                always(tsg(13, 0, 88, true), false, true),
             ],
             generation: 7,
             rt_active: true,
@@ -240,7 +316,17 @@ mod tests {
     fn json_has_the_documented_shape() {
         let (v, l) = sample();
         let j: serde_json::Value = serde_json::from_str(&Report::new(&v, &l, 999).json()).unwrap();
-        assert_eq!(j["eligible_tsgs"], serde_json::json!([3, 4]));
+        assert_eq!(j["eligible_tsgs"], serde_json::json!([3, 4, 12, 13]));
+        assert_eq!(
+            j["always_eligible_tsgs"],
+            serde_json::json!([
+                {"tsgid": 12, "pid": 0, "driver": true, "admin": false},
+                {"tsgid": 13, "pid": 88, "driver": false, "admin": true}
+            ])
+        );
+        assert_eq!(j["module"]["backend_detail"], "emulated gv11b");
+        assert_eq!(j["module"]["runlists"], serde_json::json!([0]));
+        assert_eq!(j["module"]["backend_abi"], 2);
         let c = &j["clients"];
         assert_eq!(
             c.as_array().unwrap().len(),
@@ -258,7 +344,8 @@ mod tests {
         assert_eq!(j["module"]["backend"], "simgpu");
         assert_eq!(
             j["unmanaged_tsgs"],
-            serde_json::json!([{"tsgid": 9, "pid": 77}])
+            serde_json::json!([{"tsgid": 9, "pid": 77}, {"tsgid": 12, "pid": 0},
+                {"tsgid": 13, "pid": 88}])
         );
     }
 
@@ -267,12 +354,13 @@ mod tests {
         let (v, l) = sample();
         let t = Report::new(&v, &l, 999).table();
         let want = "\
-gcaps 0.1.0 (ABI 1), backend simgpu (contract 1), generation 7, real-time segment open: yes
+gcaps 0.1.0 (ABI 1), backend simgpu (emulated gv11b, contract 2, runlists 0), generation 7, real-time segment open: yes
     PID  COMMAND          CLASS PRIO  GPU  STATE    TSGS
     123  hi               fifo    50   60  running  3,4
     200  low\\tprio        other    0    0  pending  5
-eligible TSGs: 3,4
-TSGs without a gcaps client: 9 (pid 77)
+eligible TSGs: 3,4,12,13
+always-eligible TSGs: 12 (driver, pid 0), 13 (admin, pid 88)
+TSGs without a gcaps client: 9 (pid 77), 12 (pid 0), 13 (pid 88)
 ";
         assert_eq!(t, want);
     }
@@ -284,6 +372,8 @@ TSGs without a gcaps client: 9 (pid 77)
             module: 0x010203,
             backend_abi: 0,
             backend_name: String::new(),
+            backend_detail: String::new(),
+            backend_runlists: 0,
         };
         let t = Report::new(&v, &List::default(), 1).table();
         assert_eq!(

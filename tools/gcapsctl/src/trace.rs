@@ -218,6 +218,9 @@ fn text_line(e: &TraceEvent, names: &Names) -> String {
     if let Some(t) = e.tsgid() {
         flags.push(format!("tsg={t}"));
     }
+    if let Some(r) = e.always_reasons() {
+        flags.push(format!("always={}", crate::status::reasons_text(r)));
+    }
     let flags = if flags.is_empty() {
         "-".into()
     } else {
@@ -296,6 +299,9 @@ fn event_json(e: &TraceEvent, names: &Names) -> Value {
     });
     if let Some(t) = e.tsgid() {
         v["tsgid"] = json!(t);
+    }
+    if let Some(r) = e.always_reasons() {
+        v["always"] = json!({"driver": r.driver, "admin": r.admin});
     }
     v
 }

@@ -4,8 +4,8 @@
 //! is preempted by a high one (FIFO 50), which ends, then the low one resumes and ends.
 //!
 //! Environment: `OBSERVE_DIR` holds `stats.json` (after the scenario, statistics reset just
-//! before it), `trace.json` (`gcapsctl trace --format json`) and `perfetto.json`
-//! (`--perfetto`); `OBSERVE_LOW` and `OBSERVE_HIGH` are the two processes' pids.
+//! before it), `trace.json` (`gcapsctl trace --format json`), `perfetto.json`
+//! (`--perfetto`) and `status.json` (`gcapsctl status --format json`, after the scenario); `OBSERVE_LOW` and `OBSERVE_HIGH` are the two processes' pids.
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -224,4 +224,22 @@ fn perfetto_file_holds_the_spans() {
         })
         .count();
     assert_eq!(submits, 4, "one runlist submit per begin and end");
+}
+
+#[test]
+#[ignore = "needs the files of VM test 52-gcapsctl-observe"]
+fn status_names_the_bound_backend() {
+    let s = input("status.json");
+    println!("status: {s}");
+    let m = &s["module"];
+    assert_eq!(m["backend"], "simgpu");
+    assert_eq!(m["backend_detail"], "emulated gv11b");
+    assert_eq!(u(&m["backend_abi"]), 2, "backend contract ABI 2");
+    assert_eq!(m["runlists"], serde_json::json!([0]));
+    assert_eq!(s["rt_active"], false, "the scenario's segments ended");
+    assert_eq!(
+        s["always_eligible_tsgs"],
+        serde_json::json!([]),
+        "nothing is always eligible"
+    );
 }

@@ -16,6 +16,7 @@ fn commands() {
     assert_eq!(Command::decode(iowr(2, 16), false), Ok(Command::SegEnd));
     assert_eq!(Command::decode(iowr(3, 72), false), Ok(Command::Status));
     assert_eq!(Command::decode(iowr(4, 56), false), Ok(Command::List));
+    assert_eq!(Command::decode(iowr(5, 32), false), Ok(Command::SetAlways));
     assert_eq!(Command::decode(iowr(0x10, 528), false), Ok(Command::Stats));
     assert_eq!(
         Command::decode(iowr(0x11, 64), false),
@@ -44,6 +45,8 @@ fn sizes() {
     assert_eq!(arg_size::<uapi::Stats>(56), Ok(56));
     assert_eq!(arg_size::<uapi::Stats>(55), Err(Errno::EINVAL));
     assert_eq!(uapi::Version::SIZE_VER0, 48);
+    assert_eq!(core::mem::size_of::<uapi::Version>(), 120);
+    assert_eq!(uapi::SetAlways::SIZE_VER0, 32);
     assert_eq!(uapi::SegEnd::SIZE_VER0, 16);
     assert_eq!(uapi::Status::SIZE_VER0, 72);
     assert_eq!(uapi::List::SIZE_VER0, 56);
@@ -240,4 +243,35 @@ fn trace_read_rules() {
     assert_eq!(trace_read_stride(&t, || false), Err(Errno::EPERM));
     t.flags = 1;
     assert_eq!(trace_read_stride(&t, || false), Err(Errno::EINVAL));
+}
+
+#[test]
+fn set_always_rules() {
+    let mut a = uapi::SetAlways {
+        size: 32,
+        tsgid: 1023,
+        on: 1,
+        ..Default::default()
+    };
+    assert_eq!(check_set_always(&a, || true), Ok((1023, true)));
+    assert_eq!(check_set_always(&a, || false), Err(Errno::EPERM));
+    a.on = 0;
+    assert_eq!(check_set_always(&a, || true), Ok((1023, false)));
+    // Arguments before the permission.
+    for bad in [
+        uapi::SetAlways { on: 2, ..a },
+        uapi::SetAlways { tsgid: 1024, ..a },
+        uapi::SetAlways { flags: 1, ..a },
+        uapi::SetAlways { reserved: 1, ..a },
+    ] {
+        assert_eq!(check_set_always(&bad, || false), Err(Errno::EINVAL));
+    }
+    // The permission is asked only for a valid call.
+    let mut asked = false;
+    let bad = uapi::SetAlways { on: 2, ..a };
+    let _ = check_set_always(&bad, || {
+        asked = true;
+        true
+    });
+    assert!(!asked);
 }

@@ -72,9 +72,18 @@ impl TestHost {
                 timeslice_us: 1000,
                 num_channels: channels,
                 present: 1,
-                pad: 0,
+                flags: 0,
             },
         );
+    }
+
+    /// The driver creates (or changes) TSG `t` of process `(tgid, start)` with `flags`
+    /// (`GCAPS_BE_TSG_*`: 1 = driver-internal).
+    pub fn tsg_flags(&mut self, t: u32, tgid: i32, start: u64, flags: u32) {
+        self.tsg(t, tgid, start, 1);
+        if let Some(e) = self.table.get_mut(&t) {
+            e.flags = flags;
+        }
     }
 
     /// The driver releases TSG `t` (the event, then the released mark, as the C glue does).
