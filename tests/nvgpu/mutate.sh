@@ -60,6 +60,7 @@ if [[ $line == r35* ]]; then
 	mut G1-filter-with-second-domain common/fifo/runlist.c 's|(domain->domains_list.next == domain->domains_list.prev) \&\&|true \&\&|'
 fi
 if [[ $line == r36* ]]; then
+	mut S1-no-stock-report common/fifo/runlist.c 's|^\t\tnvgpu_gcaps_stock(g, stock);|\t\t(void)0;|'
 	mut E7-filter-with-user-domain common/fifo/runlist.c 's|if ((g->scheduler != NULL) \&\& nvgpu_nvs_gsp_usr_domain_present(g)) {|if (false) {|'
 fi
 # patch 0003: resubmit, unbind, recovery, power

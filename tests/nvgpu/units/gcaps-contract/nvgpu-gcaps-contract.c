@@ -32,9 +32,6 @@
 #include <nvgpu/nvgpu_init.h>
 #include <nvgpu/posix/mock-regs.h>
 #include <nvgpu/gcaps.h>
-#ifdef MOCK_REGS_RUNLIST		/* R36 (see tests/nvgpu/mock-registers.c) */
-#include <nvgpu/nvs.h>
-#endif
 #ifdef CONFIG_NVGPU_RECOVERY
 #include <nvgpu/rc.h>
 #endif
@@ -45,7 +42,7 @@
 #include "gcaps_host.h"
 #include "contract.h"
 
-#include "../fifo/nvgpu-fifo-common.h"
+#include "../gcaps/gcaps-fifo-setup.h"
 
 #define MAX_OWNERS	16U
 #define MAX_TSGS	32U
@@ -489,24 +486,9 @@ static int test_contract(struct unit_module *m, struct gk20a *g, void *args)
 	memset(&c, 0, sizeof(c));
 	c.m = m;
 	c.g = g;
-#ifdef CONFIG_NVGPU_DGPU
-	nvgpu_set_enabled(g, NVGPU_MM_UNIFIED_MEMORY, true);	/* full profile */
-#endif
-	if (test_fifo_init_support(m, g, NULL) != UNIT_SUCCESS) {
-		unit_return_fail(m, "FIFO init failed\n");
+	if (gcaps_fifo_setup(m, g) != 0) {
+		unit_return_fail(m, "FIFO setup failed\n");
 	}
-	/* ../../../shared/facts/nvgpu-posix-test.md, "Setup that a test must do" */
-	g->ptimer_src_freq = 31250000U;
-#ifdef MOCK_REGS_RUNLIST
-	nvgpu_set_enabled(g, NVGPU_SUPPORT_KMD_SCHEDULING_WORKER_THREAD, false);
-	nvgpu_set_enabled(g, NVGPU_SUPPORT_NVS, true);
-	err = nvgpu_nvs_init(g);
-	if (err != 0) {
-		unit_return_fail(m, "nvgpu_nvs_init: %d\n", err);
-	}
-#endif
-	g->poll_timeout_default = 100U;
-	g->runlist_interleave = true;
 	c.userd.aperture = APERTURE_SYSMEM;
 	nvgpu_gcaps_link_init(&c.link, g);
 	c.link.owner_start = c_owner_start;

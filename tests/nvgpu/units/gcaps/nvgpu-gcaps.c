@@ -58,6 +58,7 @@
 #endif
 
 #include "../fifo/nvgpu-fifo-common.h"
+#include "gcaps-fifo-setup.h"
 #ifdef GCAPS_PATCHED
 #include "hal/fifo/runlist_fifo_ga10b.h"
 #endif
@@ -392,25 +393,9 @@ static int test_setup(struct unit_module *m, struct gk20a *g, void *args)
 	u32 i, j, nf = 0;
 	int err;
 
-#ifdef CONFIG_NVGPU_DGPU
-	/* Full profile: host memory is the GPU's memory (no vidmem, no PRAMIN accesses). */
-	nvgpu_set_enabled(g, NVGPU_MM_UNIFIED_MEMORY, true);
-#endif
-	if (test_fifo_init_support(m, g, NULL) != UNIT_SUCCESS) {
-		unit_return_fail(m, "FIFO init failed\n");
+	if (gcaps_fifo_setup(m, g) != 0) {
+		unit_return_fail(m, "FIFO setup failed\n");
 	}
-	/* nvgpu-posix-test.md, "Setup that a test must do" */
-	g->ptimer_src_freq = 31250000U;
-#ifdef GCAPS_R36
-	nvgpu_set_enabled(g, NVGPU_SUPPORT_KMD_SCHEDULING_WORKER_THREAD, false);
-	nvgpu_set_enabled(g, NVGPU_SUPPORT_NVS, true);
-	err = nvgpu_nvs_init(g);
-	if (err != 0) {
-		unit_return_fail(m, "nvgpu_nvs_init: %d\n", err);
-	}
-#endif
-	g->poll_timeout_default = 100U;
-	g->runlist_interleave = true;
 	s.userd.aperture = APERTURE_SYSMEM;
 	s.dump = NULL;
 	if (getenv("GCAPS_NVGPU_DUMP") != NULL) {
@@ -517,6 +502,8 @@ static struct {
 	struct ev ev[MAX_EV];
 	u32 nev;
 	u32 recovered;		/* recovered() calls */
+	u32 stock_calls;	/* stock() calls (R36: user domains), and the last one's value */
+	bool stock_on;
 } hk;
 
 static void hook_eligible(void *priv, struct nvgpu_gcaps_eligible *out)
@@ -552,11 +539,20 @@ static void hook_recovered(void *priv)
 	hk.recovered++;
 }
 
+/* gcaps's calls->stock(): the runlists are stock (R36: a user domain exists) or filtered again. */
+static void hook_stock(void *priv, bool on)
+{
+	(void)priv;
+	hk.stock_calls++;
+	hk.stock_on = on;
+}
+
 static const struct nvgpu_gcaps_hook hook = {
 	.eligible = hook_eligible,
 	.tsg_update = hook_tsg_update,
 	.tsg_release = hook_tsg_release,
 	.recovered = hook_recovered,
+	.stock = hook_stock,
 	.priv = NULL,
 };
 
@@ -822,6 +818,7 @@ static int test_shadow_only(struct unit_module *m, struct gk20a *g, void *args)
 	int err, ret = UNIT_SUCCESS;
 
 	publish(false, 0x1U);
+	hk.stock_calls = 0;
 	if (check_runlist(m, g, "bound subset 0x1, no user domain", 0x1U, true) != 0) {
 		unit_return_fail(m, "the shadow domain is not filtered\n");
 	}
@@ -834,6 +831,12 @@ static int test_shadow_only(struct unit_module *m, struct gk20a *g, void *args)
 		unit_err(m, "a user domain exists, yet the shadow domain was filtered\n");
 		ret = UNIT_FAIL;
 	}
+	/* (patch 0007) gcaps was told that the runlists are stock: STATUS says so */
+	if (hk.stock_calls != 1U || !hk.stock_on) {
+		unit_err(m, "user domain: %u stock() calls, last %d; expected one, on\n",
+			 hk.stock_calls, (int)hk.stock_on);
+		ret = UNIT_FAIL;
+	}
 	s.no_submit = false;
 	err = nvgpu_nvs_del_domain(g, dom->id);
 	if (err != 0) {
@@ -841,6 +844,11 @@ static int test_shadow_only(struct unit_module *m, struct gk20a *g, void *args)
 	}
 	if (check_runlist(m, g, "bound subset 0x1, user domain removed", 0x1U, true) != 0) {
 		unit_return_fail(m, "the filter did not come back\n");
+	}
+	if (hk.stock_calls != 2U || hk.stock_on) {
+		unit_err(m, "user domain removed: %u stock() calls, last %d; expected two, off\n",
+			 hk.stock_calls, (int)hk.stock_on);
+		ret = UNIT_FAIL;
 	}
 	return ret;
 }
