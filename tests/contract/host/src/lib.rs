@@ -494,8 +494,8 @@ impl Gcaps {
             return false;
         }
         BOUND.store(false, Ordering::Release);
-        STOCK.store(false, Ordering::Release);
         lock(&EVENTS).clear();
+        STOCK.store(false, Ordering::Release);
         let (core, mut env, _) = self.parts();
         core.backend_gone(&mut env);
         true
