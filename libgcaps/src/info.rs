@@ -17,6 +17,10 @@ pub struct Version {
     pub backend_detail: String,
     /// Bit i: the backend filters hardware runlist i (0: none bound).
     pub backend_runlists: u32,
+    /// The backend's runlists are stock (`GCAPS_BACKEND_STOCK`): the driver's own scheduler
+    /// owns them (e.g. nvgpu on R36 while a GSP user domain exists) and lists every TSG, so
+    /// gcaps's decision is not applied. False if none is bound (or a module before VER1).
+    pub backend_stock: bool,
 }
 
 impl Version {
@@ -28,6 +32,7 @@ impl Version {
             backend_name: c_string(&v.backend_name),
             backend_detail: c_string(&v.backend_detail),
             backend_runlists: v.backend_runlists,
+            backend_stock: v.backend_flags & uapi::GCAPS_BACKEND_STOCK != 0,
         }
     }
 
@@ -355,7 +360,13 @@ mod tests {
         v.backend_name[..6].copy_from_slice(&comm("simgpu")[..6]);
         v.backend_detail[..14].copy_from_slice(&comm("emulated gv11b")[..14]);
         v.backend_runlists = 0b101;
+        let stock = Version::from_uapi(&uapi::gcaps_version {
+            backend_flags: uapi::GCAPS_BACKEND_STOCK,
+            ..v
+        });
+        assert!(stock.backend_stock);
         let v = Version::from_uapi(&v);
+        assert!(!v.backend_stock);
         assert_eq!(v.backend_detail, "emulated gv11b");
         assert_eq!(v.runlist_ids(), vec![0, 2]);
         assert_eq!(v.module_string(), "1.2.3");

@@ -193,7 +193,6 @@ impl State {
         let (mut v, size) = glue::read_arg::<uapi::Version>(arg)?;
         v.abi_version = uapi::ABI_VERSION;
         v.module_version = uapi::MODULE_VERSION;
-        v.reserved = 0;
         self.update.lock_killable()?.be.info(&mut v);
         glue::write_arg(arg, &v, size)
     }

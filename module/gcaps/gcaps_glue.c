@@ -645,6 +645,12 @@ struct gcaps_backend {
 };
 
 static struct gcaps_backend gcaps_be;
+/*
+ * calls->stock: the bound driver's runlists are stock (its own scheduler owns them). Written
+ * by the driver from any context (WRITE_ONCE), cleared at attach and forget under the update
+ * lock, read by VERSION (READ_ONCE); only reported, so no lock orders it against anything.
+ */
+static bool gcaps_be_stock_on;
 
 int gcaps_glue_be_attach(const void *ops, void *drv)
 {
@@ -652,6 +658,7 @@ int gcaps_glue_be_attach(const void *ops, void *drv)
 	if (gcaps_be.ops)
 		return -EBUSY;
 	gcaps_ev_clear();
+	WRITE_ONCE(gcaps_be_stock_on, false);
 	gcaps_be.ops = ops;
 	gcaps_be.drv = drv;
 	return 0;
@@ -665,6 +672,7 @@ bool gcaps_glue_be_forget(void)
 		return false;
 	gcaps_be.ops = NULL;
 	gcaps_be.drv = NULL;
+	WRITE_ONCE(gcaps_be_stock_on, false);
 	gcaps_ev_clear();
 	return true;
 }
@@ -691,10 +699,11 @@ int gcaps_glue_be_resubmit(void)
 }
 
 u32 gcaps_glue_be_info(char *name, size_t name_len, char *detail, size_t detail_len,
-		       u32 *runlists)
+		       u32 *runlists, u32 *flags)
 {
 	assert_update_lock_held();
 	*runlists = 0;
+	*flags = 0;
 	if (name_len)
 		name[0] = '\0';
 	if (detail_len)
@@ -704,6 +713,8 @@ u32 gcaps_glue_be_info(char *name, size_t name_len, char *detail, size_t detail_
 	strscpy(name, gcaps_be.ops->name, name_len);
 	strscpy(detail, gcaps_be.ops->detail, detail_len);
 	*runlists = gcaps_be.ops->runlists;
+	if (READ_ONCE(gcaps_be_stock_on))
+		*flags |= GCAPS_BACKEND_STOCK;
 	return gcaps_be.ops->abi;
 }
 
@@ -725,12 +736,21 @@ static void gcaps_be_unregister(struct gcaps_backend *be)
 	module_put(THIS_MODULE);
 }
 
+/* calls->stock: only recorded (VERSION reports it); never sleeps, takes no lock. */
+static void gcaps_be_stock(struct gcaps_backend *be, bool on)
+{
+	if (be != &gcaps_be)
+		return;
+	WRITE_ONCE(gcaps_be_stock_on, on);
+}
+
 static const struct gcaps_be_calls gcaps_calls = {
 	.unregister	= gcaps_be_unregister,
 	.tsg_update	= gcaps_be_tsg_update,
 	.tsg_release	= gcaps_be_tsg_release,
 	.recovered	= gcaps_be_recovered,
 	.eligible	= gcaps_be_eligible,
+	.stock		= gcaps_be_stock,
 };
 
 /* A string of 1 (or 0 if !nonempty) .. max - 1 printable ASCII characters. */

@@ -122,8 +122,11 @@ int gcaps_glue_be_attach(const void *ops, void *drv);
 bool gcaps_glue_be_forget(void);
 bool gcaps_glue_be_detach(void);
 int gcaps_glue_be_resubmit(void);
-/* The bound backend's name, detail (NUL-terminated, "" if none) and runlists; returns its ABI. */
+/*
+ * The bound backend's name, detail (NUL-terminated, "" if none), runlists and flags
+ * (GCAPS_BACKEND_STOCK: it called calls->stock(be, true) last); returns its ABI.
+ */
 u32 gcaps_glue_be_info(char *name, size_t name_len, char *detail, size_t detail_len,
-		       u32 *runlists);
+		       u32 *runlists, u32 *flags);
 
 #endif /* GCAPS_GLUE_H */

@@ -136,6 +136,7 @@ extern "C" {
         detail: *mut c_char,
         detail_len: usize,
         runlists: *mut u32,
+        flags: *mut u32,
     ) -> u32;
 }
 
@@ -547,11 +548,11 @@ impl Backend {
         check(unsafe { gcaps_glue_be_resubmit() })
     }
 
-    /// The bound backend's name, detail and runlists into `v` (`""`/0 if none); its ABI as
-    /// `backend_abi`, 0 if none.
+    /// The bound backend's name, detail, runlists and flags (`GCAPS_BACKEND_STOCK`) into `v`
+    /// (`""`/0 if none); its ABI as `backend_abi`, 0 if none.
     pub(crate) fn info(&mut self, v: &mut uapi::Version) {
-        // SAFETY: Update lock held; the arrays are valid for their lengths and `runlists`
-        // for a write.
+        // SAFETY: Update lock held; the arrays are valid for their lengths, `runlists` and
+        // `flags` for a write.
         v.backend_abi = unsafe {
             gcaps_glue_be_info(
                 v.backend_name.as_mut_ptr().cast(),
@@ -559,6 +560,7 @@ impl Backend {
                 v.backend_detail.as_mut_ptr().cast(),
                 v.backend_detail.len(),
                 &mut v.backend_runlists,
+                &mut v.backend_flags,
             )
         };
     }

@@ -46,7 +46,9 @@
  * Contract version. gcaps.ko accepts exactly this version (-EINVAL otherwise).
  *   1: first version.
  *   2: struct gcaps_be_tsg gains `flags` (GCAPS_BE_TSG_ALWAYS: driver-internal TSG);
- *      struct gcaps_backend_ops gains `detail` and `runlists` (shown by gcapsctl status).
+ *      struct gcaps_backend_ops gains `detail` and `runlists` (shown by gcapsctl status);
+ *      struct gcaps_be_calls gains `stock` (the driver's runlists are stock: its own scheduler
+ *      owns them; GCAPS_IOC_VERSION's backend_flags, gcapsctl status).
  */
 #define GCAPS_BACKEND_ABI	2
 /* TSG ids a backend may use: 0 .. GCAPS_BE_MAX_TSGS - 1 (the policy crate's capacity). */
@@ -131,6 +133,20 @@ struct gcaps_be_calls {
 	 * are eligible (out->all, or their bit set) and runnable.
 	 */
 	void (*eligible)(struct gcaps_backend *be, struct gcaps_be_eligible *out);
+	/* ABI 2 */
+	/*
+	 * The driver's runlists are stock whatever the eligible set (its own scheduler owns them,
+	 * e.g. nvgpu R36 while a GSP user scheduling domain exists: the firmware owns the
+	 * runlists, and the driver lists every TSG): on; filtered through calls->eligible()
+	 * again: off. Called on each change, from any context including under the driver's
+	 * runlist lock; never sleeps. gcaps only reports it (GCAPS_IOC_VERSION's backend_flags,
+	 * GCAPS_BACKEND_STOCK; gcapsctl status and check): its decision is still taken and
+	 * published, and applies again once the driver calls stock(be, false). The state is per
+	 * binding: off at registration and forgotten at unbinding, so a driver that registers
+	 * while its runlists are stock calls stock(be, true) right after registering (with its
+	 * tsg_update()s).
+	 */
+	void (*stock)(struct gcaps_backend *be, bool on);
 };
 
 /*

@@ -196,6 +196,7 @@ static struct simgpu {
 	struct completion detached;	/* ops->detach ran (for an exit racing gcaps's exit) */
 	struct gcaps_be_eligible elig;	/* rl_lock: scratch copy of gcaps's decision */
 	unsigned long *excluded;	/* rl_lock: test knob, TSG ids kept off every runlist */
+	bool stock;			/* rl_lock: test knob, runlists stock (every TSG listed) */
 	__le32 *buf[2];			/* runlist buffers; rl_lock; never the one the engine reads */
 	u32 buf_cap;			/* entries per buffer */
 	struct simgpu_tsg **tsgs;	/* TSG table by id: written under rl_lock and eng.lock */
@@ -604,7 +605,10 @@ static void simgpu_tsg_desc(const struct simgpu_tsg *t, struct gcaps_be_tsg *d)
 	d->reserved = 0;
 }
 
-/* Build the runlist of every open TSG that gcaps lets on (all without gcaps) into buffer @b. */
+/*
+ * Build the runlist of every open TSG that gcaps lets on (all without gcaps, or while the
+ * runlists are stock: the test knob's nvgpu-R36-with-a-GSP-user-domain) into buffer @b.
+ */
 static u32 simgpu_build(int b)
 {
 	__le32 *e = sg.buf[b];
@@ -612,7 +616,7 @@ static u32 simgpu_build(int b)
 	u32 id, n = 0, k;
 
 	lockdep_assert_held(&sg.rl_lock);
-	if (sg.calls) {
+	if (sg.calls && !sg.stock) {
 		sg.calls->eligible(sg.be, &sg.elig);
 		all = sg.elig.all;
 	}
@@ -776,6 +780,9 @@ static void simgpu_bind(void)
 			calls->tsg_update(be, &d);
 		}
 	}
+	/* The state is per binding (off at registration): report stock runlists again. */
+	if (sg.stock)
+		calls->stock(be, true);
 	/* A resubmit gcaps asked for before sg.calls was set listed every TSG: rebuild now. */
 	simgpu_submit_locked(true);
 	rt_mutex_unlock(&sg.rl_lock);
@@ -1332,6 +1339,29 @@ static long simgpu_ioc_internal(unsigned long uarg)
 	return 0;
 }
 
+static long simgpu_ioc_stock(unsigned long uarg)
+{
+	struct simgpu_test_stock a;
+	u32 usize;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = simgpu_copy_in(&a, sizeof(a), SIMGPU_TEST_STOCK_SIZE_VER0, uarg, &usize);
+	if (ret)
+		return ret;
+	if (a.stock > 1)
+		return -EINVAL;
+	rt_mutex_lock(&sg.rl_lock);
+	sg.stock = a.stock;
+	/* As nvgpu's R36 builder: told under the runlist lock, on each change. */
+	if (sg.calls)
+		sg.calls->stock(sg.be, sg.stock);
+	simgpu_submit_locked(true);
+	rt_mutex_unlock(&sg.rl_lock);
+	return 0;
+}
+
 static long simgpu_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 {
 	struct simgpu_tsg *t = file->private_data;
@@ -1371,6 +1401,8 @@ static long simgpu_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long 
 		return simgpu_ioc_hold(uarg);
 	case _IOC_NR(SIMGPU_IOC_TEST_INTERNAL):
 		return simgpu_ioc_internal(uarg);
+	case _IOC_NR(SIMGPU_IOC_TEST_STOCK):
+		return simgpu_ioc_stock(uarg);
 	default:
 		return -ENOTTY;
 	}

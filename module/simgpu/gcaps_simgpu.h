@@ -186,6 +186,20 @@ struct simgpu_test_internal {
 };
 #define SIMGPU_TEST_INTERNAL_SIZE_VER0	16
 
+/*
+ * SIMGPU_IOC_TEST_STOCK (test knob, CAP_SYS_ADMIN): stock = 1: the emulated driver's runlists
+ * are stock, as nvgpu's on R36 while a GSP user scheduling domain exists: it tells gcaps
+ * (calls->stock(be, true), under its runlist lock) and lists every open TSG (not excluded)
+ * whatever gcaps's eligible set; stock = 0: calls->stock(be, false) and filters again. Each
+ * call rebuilds and submits the runlist and returns once it is taken. While unbound it only
+ * sets the state, which the driver reports right after its next registration.
+ */
+struct simgpu_test_stock {
+	__u32 size;			/* in */
+	__u32 stock;			/* in: 1 stock, 0 filtered */
+};
+#define SIMGPU_TEST_STOCK_SIZE_VER0	8
+
 #define SIMGPU_IOC_INFO		_IOWR(SIMGPU_IOC_MAGIC, 0x00, struct simgpu_tsg_info)
 #define SIMGPU_IOC_SUBMIT	_IOWR(SIMGPU_IOC_MAGIC, 0x01, struct simgpu_submit)
 #define SIMGPU_IOC_WAIT		_IOWR(SIMGPU_IOC_MAGIC, 0x02, struct simgpu_wait)
@@ -195,5 +209,6 @@ struct simgpu_test_internal {
 #define SIMGPU_IOC_TEST_STALL	_IOW(SIMGPU_IOC_MAGIC, 0x11, struct simgpu_test_stall)
 #define SIMGPU_IOC_TEST_HOLD	_IOW(SIMGPU_IOC_MAGIC, 0x12, struct simgpu_test_hold)
 #define SIMGPU_IOC_TEST_INTERNAL _IOW(SIMGPU_IOC_MAGIC, 0x13, struct simgpu_test_internal)
+#define SIMGPU_IOC_TEST_STOCK	_IOW(SIMGPU_IOC_MAGIC, 0x14, struct simgpu_test_stock)
 
 #endif /* _UAPI_GCAPS_SIMGPU_H */

@@ -76,7 +76,7 @@
 
 /*
  * GCAPS_IOC_VERSION: module and backend versions, and which backend is bound. VER1 added
- * backend_runlists and backend_detail (a VER0 caller gets the first four fields).
+ * backend_runlists, backend_flags and backend_detail (a VER0 caller gets the first four fields).
  */
 struct gcaps_version {
 	__u32 size;			/* in */
@@ -88,10 +88,17 @@ struct gcaps_version {
 	/* VER1 */
 	__u32 backend_runlists;		/* out: bit i: the backend filters hardware runlist i
 					 * (0 = no backend bound) */
-	__u32 reserved;			/* out: 0 */
+	__u32 backend_flags;		/* out: GCAPS_BACKEND_* (0 = no backend bound) */
 	char backend_detail[64];	/* out: NUL-terminated: the driver's line and chip, e.g.
 					 * "r36.4.2 ga10b", "emulated gv11b"; "" if none */
 };
+/*
+ * The bound backend's runlists are stock: every TSG is listed whatever gcaps decides, because
+ * the driver's own scheduler owns them (e.g. nvgpu on R36 while a GSP user scheduling domain
+ * exists). gcaps still takes and publishes its decisions (segments, stats, trace as usual), but
+ * the GPU does not apply them until the bit clears. (The field was `reserved`, always 0, before.)
+ */
+#define GCAPS_BACKEND_STOCK	(1u << 0)
 #define GCAPS_VERSION_SIZE_VER0		48
 #define GCAPS_VERSION_SIZE_VER1		120
 

@@ -73,6 +73,9 @@ pub const TSG_ALWAYS: u32 = 1 << 1;
 pub const TSG_ALWAYS_DRIVER: u32 = 1 << 2;
 pub const TSG_ALWAYS_ADMIN: u32 = 1 << 3;
 
+/// `GCAPS_BACKEND_STOCK` (`gcaps_version.backend_flags`): the backend's runlists are stock.
+pub const BACKEND_STOCK: u32 = 1 << 0;
+
 /// `GCAPS_MAX_TSGS`.
 pub const MAX_TSGS: u32 = 1024;
 
@@ -104,7 +107,7 @@ pub struct Version {
     pub backend_name: [u8; 32],
     // VER1
     pub backend_runlists: u32,
-    pub reserved: u32,
+    pub backend_flags: u32,
     pub backend_detail: [u8; 64],
 }
 ioctl_arg!(Version, 48, 120);
@@ -118,7 +121,7 @@ impl Default for Version {
             backend_abi: 0,
             backend_name: [0; 32],
             backend_runlists: 0,
-            reserved: 0,
+            backend_flags: 0,
             backend_detail: [0; 64],
         }
     }

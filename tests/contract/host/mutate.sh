@@ -33,6 +33,7 @@ mutations=(
 "M24-foreign-handle-accepted%src/lib.rs%    if be != handle() {\n        violation(&format!(\"{what}() with a handle gcaps did not hand out\"));%    if false {\n        violation(&format!(\"{what}() with a handle gcaps did not hand out\"));%contract"
 "M27-unload-keeps-clients%src/lib.rs%        core.release(&mut env, f.r);%        let _ = (&core, &mut env, f);%contract"
 "M28-work-item-noop%src/lib.rs%    core.apply_events(&mut env, exits);\n    Ok(0)%    let _ = (core, &mut env, exits);\n    Ok(0)%c_api"
+"M29-stock-dropped%src/lib.rs%            STOCK.store(on, Ordering::Release);%            let _ = on;%contract"
 "M21-header-field-order%include/gcaps_host.h%uint32_t bound;\t\t\t/* 1: a driver is bound */\n\tuint32_t loaded;%uint32_t loaded;\n\tuint32_t bound;%c_api"
 "M22-header-state-value%include/gcaps_host.h%#define GCAPS_HOST_PENDING\t2%#define GCAPS_HOST_PENDING\t3%c_api"
 "M25-kernel-types-unguarded%include/gcaps_backend_user.h%#ifndef GCAPS_HAVE_KERNEL_TYPES\ntypedef uint32_t u32;\ntypedef uint64_t u64;\n#endif%typedef uint32_t u32;\ntypedef uint64_t u64;%c_api"

@@ -17,6 +17,8 @@
  *   simgpuctl stall MS      test knob: the engine takes no runlist for MS ms
  *   simgpuctl hold          test knob: the engine runs nothing (work queues up) until
  *   simgpuctl release       release: then it picks at once among the TSGs with work
+ *   simgpuctl stock on|off  test knob: the driver's runlists are stock (it tells gcaps with
+ *                           calls->stock and lists every TSG), or filtered again
  *
  * Several commands may follow each other in one call (e.g. "stall 150 exclude 3"), and
  * "--at NS" first sleeps until CLOCK_MONOTONIC NS. Each knob prints
@@ -155,7 +157,7 @@ int main(int argc, char **argv)
 		a += 2;
 	}
 	if (a >= argc) {
-		fprintf(stderr, "simgpuctl: no command (runlist|words|stats|exclude T|include T|internal T|external T|stall MS|hold|release)\n");
+		fprintf(stderr, "simgpuctl: no command (runlist|words|stats|exclude T|include T|internal T|external T|stall MS|hold|release|stock on|off)\n");
 		return 2;
 	}
 	for (; a < argc; a++) {
@@ -203,8 +205,19 @@ int main(int argc, char **argv)
 			struct simgpu_test_hold h = { .size = sizeof(h), .hold = cmd[0] == 'h' };
 
 			knob(cmd, SIMGPU_IOC_TEST_HOLD, &h);
+		} else if (!strcmp(cmd, "stock")) {
+			const char *v = argv[a + 1];
+			struct simgpu_test_stock st = { .size = sizeof(st) };
+
+			if (!v || (strcmp(v, "on") && strcmp(v, "off"))) {
+				fprintf(stderr, "simgpuctl: stock on|off\n");
+				return 2;
+			}
+			st.stock = !strcmp(v, "on");
+			a++;
+			knob(cmd, SIMGPU_IOC_TEST_STOCK, &st);
 		} else {
-			fprintf(stderr, "simgpuctl: unknown command '%s' (runlist|words|stats|exclude T|include T|internal T|external T|stall MS|hold|release)\n",
+			fprintf(stderr, "simgpuctl: unknown command '%s' (runlist|words|stats|exclude T|include T|internal T|external T|stall MS|hold|release|stock on|off)\n",
 				cmd);
 			return 2;
 		}

@@ -191,7 +191,8 @@ static void test_set_always(int fd)
 
 static void test_version_status(int fd)
 {
-	struct gcaps_version v = { .size = sizeof(v) };
+	/* backend_flags is out only (it was `reserved`, out 0): the caller's value is overwritten */
+	struct gcaps_version v = { .size = sizeof(v), .backend_flags = ~0u };
 	struct gcaps_status s;
 
 	EXPECT(fd, GCAPS_IOC_VERSION, &v, 0);
@@ -199,9 +200,10 @@ static void test_version_status(int fd)
 	CHECK(v.module_version != 0, "module_version 0");
 	CHECK(v.backend_abi == 0 && v.backend_name[0] == '\0', "backend bound without simgpu: %u '%s'",
 	      v.backend_abi, v.backend_name);
-	CHECK(v.backend_runlists == 0 && v.backend_detail[0] == '\0' && v.reserved == 0,
-	      "VER1 without a backend: runlists %#x detail '%.64s'", v.backend_runlists,
-	      v.backend_detail);
+	CHECK(v.backend_runlists == 0 && v.backend_detail[0] == '\0' &&
+	      v.backend_flags == 0,
+	      "VER1 without a backend: runlists %#x flags %#x detail '%.64s'", v.backend_runlists,
+	      v.backend_flags, v.backend_detail);
 	{
 		/* A VER0 caller (48 bytes) gets the VER0 fields and nothing beyond. */
 		struct gcaps_version v0;

@@ -200,6 +200,27 @@ pub fn judge(f: &Facts) -> Vec<Row> {
                     "no GPU driver is bound: gcaps decides, but no runlist follows".to_string(),
                     Some("load the patched GPU driver (nvgpu) or the emulated GPU after gcaps"),
                 )
+            } else if v.backend_stock {
+                row(
+                    "backend",
+                    Status::Warn,
+                    format!(
+                        "{} bound ({}backend ABI {}), {}",
+                        v.backend_name.escape_debug(),
+                        if v.backend_detail.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{}, ", v.backend_detail.escape_debug())
+                        },
+                        v.backend_abi,
+                        crate::status::STOCK
+                    ),
+                    Some(
+                        "the driver lists every TSG while its own scheduler owns the runlists \
+                         (nvgpu on R36: while a GSP user scheduling domain exists); remove that \
+                         domain for gcaps's decisions to apply",
+                    ),
+                )
             } else {
                 row(
                     "backend",
@@ -321,6 +342,7 @@ mod tests {
                 backend_name: "gcaps_simgpu".into(),
                 backend_detail: "emulated gv11b".into(),
                 backend_runlists: 1,
+                backend_stock: false,
             }),
             rt_runtime_us: Some(-1),
             rt_period_us: Some(1_000_000),
@@ -395,6 +417,27 @@ mod tests {
             v.backend_name.clear();
         }
         assert_eq!(status_of(&judge(&f), "backend"), Status::Warn);
+    }
+
+    #[test]
+    fn stock_runlists_warn_with_the_explanation() {
+        let mut f = good();
+        if let Ok(v) = &mut f.device {
+            v.backend_stock = true;
+        }
+        let r = judge(&f);
+        let b = r.iter().find(|r| r.check == "backend").unwrap();
+        assert_eq!(b.status, Status::Warn);
+        assert_eq!(
+            b.detail,
+            "gcaps_simgpu bound (emulated gv11b, backend ABI 1), STOCK: the driver's own \
+             scheduler owns its runlists; gcaps's decision is not applied"
+        );
+        assert!(b
+            .fix
+            .as_deref()
+            .unwrap()
+            .contains("GSP user scheduling domain"));
     }
 
     #[test]

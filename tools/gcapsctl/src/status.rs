@@ -33,6 +33,10 @@ pub struct Report {
     unmanaged_tsgs: Vec<UnmanagedTsg>,
 }
 
+/// What the backend line says while the backend's runlists are stock (also `gcapsctl check`).
+pub const STOCK: &str =
+    "STOCK: the driver's own scheduler owns its runlists; gcaps's decision is not applied";
+
 #[derive(Serialize, Debug, PartialEq)]
 struct ModuleInfo {
     version: String,
@@ -44,6 +48,9 @@ struct ModuleInfo {
     backend_abi: u32,
     /// Hardware runlist ids whose builds the backend filters.
     runlists: Vec<u32>,
+    /// The backend's runlists are stock: the driver's own scheduler owns them (e.g. nvgpu on
+    /// R36 while a GSP user domain exists) and gcaps's decision is not applied.
+    backend_stock: bool,
 }
 
 #[derive(Serialize, Debug, PartialEq)]
@@ -123,6 +130,7 @@ impl Report {
                 backend_detail: v.backend_detail.clone(),
                 backend_abi: v.backend_abi,
                 runlists: v.runlist_ids(),
+                backend_stock: v.backend_stock,
             },
             generation: list.generation,
             rt_active: list.rt_active,
@@ -150,10 +158,15 @@ impl Report {
                 format!("{}, ", m.backend_detail.escape_debug())
             };
             format!(
-                "backend {} ({detail}contract {}, runlists {})",
+                "backend {} ({detail}contract {}, runlists {}{})",
                 m.backend.escape_debug(),
                 m.backend_abi,
-                ids(&m.runlists)
+                ids(&m.runlists),
+                if m.backend_stock {
+                    format!(", {STOCK}")
+                } else {
+                    String::new()
+                }
             )
         };
         let mut s = format!(
@@ -283,6 +296,7 @@ mod tests {
             backend_name: "simgpu".into(),
             backend_detail: "emulated gv11b".into(),
             backend_runlists: 1,
+            backend_stock: false,
         };
         let list = List {
             clients: vec![
@@ -327,6 +341,7 @@ mod tests {
         assert_eq!(j["module"]["backend_detail"], "emulated gv11b");
         assert_eq!(j["module"]["runlists"], serde_json::json!([0]));
         assert_eq!(j["module"]["backend_abi"], 2);
+        assert_eq!(j["module"]["backend_stock"], false);
         let c = &j["clients"];
         assert_eq!(
             c.as_array().unwrap().len(),
@@ -366,6 +381,22 @@ TSGs without a gcaps client: 9 (pid 77), 12 (pid 0), 13 (pid 88)
     }
 
     #[test]
+    fn stock_runlists_are_said_in_the_backend_line_and_json() {
+        let (mut v, l) = sample();
+        v.backend_stock = true;
+        let r = Report::new(&v, &l, 999);
+        let first = r.table().lines().next().unwrap().to_string();
+        assert_eq!(
+            first,
+            "gcaps 0.1.0 (ABI 1), backend simgpu (emulated gv11b, contract 2, runlists 0, \
+             STOCK: the driver's own scheduler owns its runlists; gcaps's decision is not \
+             applied), generation 7, real-time segment open: yes"
+        );
+        let j: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
+        assert_eq!(j["module"]["backend_stock"], true);
+    }
+
+    #[test]
     fn empty_table() {
         let v = Version {
             abi: 1,
@@ -374,6 +405,7 @@ TSGs without a gcaps client: 9 (pid 77), 12 (pid 0), 13 (pid 88)
             backend_name: String::new(),
             backend_detail: String::new(),
             backend_runlists: 0,
+            backend_stock: false,
         };
         let t = Report::new(&v, &List::default(), 1).table();
         assert_eq!(

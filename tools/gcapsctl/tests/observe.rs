@@ -236,6 +236,10 @@ fn status_names_the_bound_backend() {
     assert_eq!(m["backend_detail"], "emulated gv11b");
     assert_eq!(u(&m["backend_abi"]), 2, "backend contract ABI 2");
     assert_eq!(m["runlists"], serde_json::json!([0]));
+    assert_eq!(
+        m["backend_stock"], false,
+        "simgpu filters its runlists (stock only with `simgpuctl stock on`, VM test 56)"
+    );
     assert_eq!(s["rt_active"], false, "the scenario's segments ended");
     assert_eq!(
         s["always_eligible_tsgs"],

@@ -20,7 +20,7 @@
  * Errors are -errno (Linux numbers). Every call that needs gcaps's update lock fails with
  * -EDEADLK when made from inside the driver's ops->resubmit() or ops->detach() (gcaps holds
  * the lock there; gcaps.ko would deadlock), gcaps_host_run_work() with -EAGAIN. The driver's
- * calls->eligible(), tsg_update(), tsg_release() and recovered() work from inside
+ * calls->eligible(), tsg_update(), tsg_release(), recovered() and stock() work from inside
  * ops->resubmit(): they are recorded, never applied re-entrantly.
  *
  * Threads: every call is safe from any thread (locks like gcaps.ko's), but scenarios are meant
@@ -154,6 +154,13 @@ struct gcaps_host_decision {
 };
 /* The policy's current decision. 0, or -EINVAL, -EDEADLK. */
 int gcaps_host_decision(struct gcaps_host_decision *out);
+/*
+ * 1 if a driver is bound and its last calls->stock() said its runlists are stock (gcaps.ko's
+ * GCAPS_IOC_VERSION reports it as GCAPS_BACKEND_STOCK in backend_flags), else 0 (also after
+ * registration and unbinding, which clear it). No update lock: works from inside
+ * ops->resubmit.
+ */
+int gcaps_host_backend_stock(void);
 /*
  * The snapshot calls->eligible() copies (released ids already off). No update lock: works
  * from inside ops->resubmit. 0, or -EINVAL.

@@ -330,6 +330,9 @@ static EVENTS: Mutex<Events> = Mutex::new(Events::EMPTY);
 /// Whether a driver is bound (set and cleared under the update lock; read by the table's
 /// calls, which must not take it).
 static BOUND: AtomicBool = AtomicBool::new(false);
+/// `calls->stock`: the bound driver's runlists are stock (the glue's `gcaps_be_stock_on`):
+/// written by the driver, cleared at registration and unbinding.
+static STOCK: AtomicBool = AtomicBool::new(false);
 static VIOLATIONS: AtomicU64 = AtomicU64::new(0);
 static BROKEN: AtomicBool = AtomicBool::new(false);
 /// The test clock (ns).
@@ -492,6 +495,7 @@ impl Gcaps {
         }
         BOUND.store(false, Ordering::Release);
         lock(&EVENTS).clear();
+        STOCK.store(false, Ordering::Release);
         let (core, mut env, _) = self.parts();
         core.backend_gone(&mut env);
         true
@@ -591,6 +595,7 @@ static CALLS: gcaps_be_calls = gcaps_be_calls {
     tsg_release: Some(be_tsg_release),
     recovered: Some(be_recovered),
     eligible: Some(be_eligible),
+    stock: Some(be_stock),
 };
 
 /// `gcaps_backend_register()` of `module/include/gcaps_backend.h`: binds a driver.
@@ -655,6 +660,7 @@ unsafe fn register(
     lock(&EVENTS).clear();
     g.be = Some(Bound { ops, drv });
     g.stats.registrations = g.stats.registrations.wrapping_add(1);
+    STOCK.store(false, Ordering::Release);
     BOUND.store(true, Ordering::Release);
     g.core.backend_bound();
     drop(g);
@@ -819,6 +825,20 @@ unsafe extern "C" fn be_recovered(be: *mut gcaps_backend) {
     entry((), || {
         if check_be(be, "recovered") {
             lock(&EVENTS).recovered = true;
+        }
+    });
+}
+
+/// `calls->stock`: records whether the driver's runlists are stock (gcaps.ko only reports it,
+/// in `GCAPS_IOC_VERSION`'s `backend_flags`; here [`gcaps_host_backend_stock`]).
+///
+/// # Safety
+///
+/// None (no pointer is dereferenced); `unsafe` for the table's type.
+unsafe extern "C" fn be_stock(be: *mut gcaps_backend, on: bool) {
+    entry((), || {
+        if check_be(be, "stock") {
+            STOCK.store(on, Ordering::Release);
         }
     });
 }
@@ -1270,6 +1290,16 @@ pub unsafe extern "C" fn gcaps_host_decision(out: *mut DecisionOut) -> c_int {
         // SAFETY: Not NULL, valid for a write (function contract).
         unsafe { out.write(v) };
         0
+    })
+}
+
+/// `gcaps_host_backend_stock`: 1 if a driver is bound and its last `calls->stock()` said its
+/// runlists are stock (what `GCAPS_IOC_VERSION` reports as `GCAPS_BACKEND_STOCK`), else 0.
+/// Takes no update lock: works from inside `ops->resubmit`.
+#[no_mangle]
+pub extern "C" fn gcaps_host_backend_stock() -> c_int {
+    entry(-EIO.0, || {
+        c_int::from(BOUND.load(Ordering::Acquire) && STOCK.load(Ordering::Acquire))
     })
 }
 

@@ -124,6 +124,12 @@ impl Drv {
         unsafe { f(self.be()) };
     }
 
+    fn stock(&self, on: bool) {
+        let f = self.calls().stock.expect("stock");
+        // SAFETY: gcaps's table with its handle.
+        unsafe { f(self.be(), on) };
+    }
+
     fn unregister(&self) {
         let f = self.calls().unregister.expect("unregister");
         // SAFETY: gcaps's table with its handle.
@@ -608,6 +614,36 @@ fn unload_detaches_the_driver_and_load_starts_afresh() {
     assert_eq!((c.loaded, c.clients, c.tsgs, c.generation), (1, 0, 0, 0));
     bind();
     assert_eq!(counters().bound, 1);
+}
+
+#[test]
+fn stock_is_recorded_per_binding_and_changes_no_decision() {
+    let _g = fresh();
+    assert_eq!(gcaps_host_backend_stock(), 0, "nothing bound");
+    bound_with_tsgs();
+    assert_eq!(gcaps_host_backend_stock(), 0, "off at registration");
+    drv().stock(true);
+    assert_eq!(gcaps_host_backend_stock(), 1);
+    // Only reported: the decision is still taken, published and resubmitted.
+    let a = rt_client(100, 50);
+    assert_eq!(gcaps_host_begin(a, 0), GCAPS_HOST_RUNNING);
+    assert_eq!(counters().resubmits, 1);
+    assert_eq!(gcaps_host_backend_stock(), 1);
+    drv().stock(false);
+    assert_eq!(gcaps_host_backend_stock(), 0);
+    drv().stock(true);
+    assert_eq!(counters().violations, 0);
+    // Unbinding forgets it; a new binding starts off; a call while unbound is a violation.
+    drv().unregister();
+    assert_eq!(gcaps_host_backend_stock(), 0);
+    drv().stock(true);
+    assert_eq!(counters().violations, 1);
+    assert_eq!(gcaps_host_backend_stock(), 0);
+    bind();
+    assert_eq!(gcaps_host_backend_stock(), 0);
+    drv().stock(true);
+    assert_eq!(gcaps_host_unload(), 1);
+    assert_eq!(gcaps_host_backend_stock(), 0, "detach forgets it");
 }
 
 #[test]

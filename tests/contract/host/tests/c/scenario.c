@@ -102,8 +102,17 @@ int gcaps_c_scenario(void)
 	CHECK(gcaps_host_end(client) == 0);
 	CHECK(resubmits == 2 && last.all);
 
+	/* The driver's runlists go stock and back (reported, the decision unchanged). */
+	CHECK(gcaps_host_backend_stock() == 0);
+	calls->stock(be, true);
+	CHECK(gcaps_host_backend_stock() == 1);
+	calls->stock(be, false);
+	CHECK(gcaps_host_backend_stock() == 0);
+	calls->stock(be, true);
+
 	CHECK(gcaps_host_unload() == 1);
 	CHECK(detaches == 1);
+	CHECK(gcaps_host_backend_stock() == 0);
 	CHECK(gcaps_host_counters(&cnt) == 0);
 	CHECK(cnt.resubmits == 2 && cnt.detaches == 1 && !cnt.bound && !cnt.loaded &&
 	      cnt.violations == 0);
