@@ -465,6 +465,64 @@ static const char *c_error(void *ctx)
 	return c.err[0] != '\0' ? c.err : NULL;
 }
 
+#ifdef MOCK_REGS_RUNLIST
+/*
+ * R36 (patch 0007 through the adapter): gcaps's STATUS says when nvgpu's runlists are stock
+ * because a GSP user domain exists: the builder reports it at its next build, a bind made
+ * while the domain exists reports it at once, and it clears when the domain goes.
+ */
+static int c_stock_check(struct unit_module *m, struct gk20a *g)
+{
+	struct nvgpu_nvs_domain *dom = NULL;
+	unsigned int tsgid, ch;
+	int owner, err, ret = -1;
+
+	if (c_reset(NULL) != CONTRACT_OK || c_owner_new(NULL, 0, &owner) != CONTRACT_OK ||
+	    c_tsg_open(NULL, owner, &tsgid, &ch) != CONTRACT_OK) {
+		unit_err(m, "stock: setup failed: %s\n", c.err);
+		return -1;
+	}
+	if (gcaps_host_backend_stock() != 0) {
+		unit_err(m, "stock: reported without a user domain\n");
+		return -1;
+	}
+	err = nvgpu_nvs_add_domain(g, "gcaps-user", 100000ULL, 0ULL, &dom);
+	if (err != 0 || dom == NULL) {
+		unit_err(m, "stock: adding a user domain failed: %d\n", err);
+		return -1;
+	}
+	(void)nvgpu_runlist_reload(g, c.rl, NULL, true, true);
+	if (gcaps_host_backend_stock() != 1) {
+		unit_err(m, "stock: not reported after a build with a user domain\n");
+		goto out;
+	}
+	/* gcaps reloaded while the domain exists: nvgpu's bind reports it to the new binding */
+	gpu_on();
+	(void)gcaps_host_unload();
+	err = gcaps_host_load();
+	if (err == 0) {
+		err = nvgpu_gcaps_link_attach(&c.link, gcaps_backend_register);
+	}
+	gpu_off();
+	if (err != 0 || gcaps_host_backend_stock() != 1) {
+		unit_err(m, "stock: not reported at a bind with a user domain (%d)\n", err);
+		goto out;
+	}
+	ret = 0;
+out:
+	err = nvgpu_nvs_del_domain(g, dom->id);
+	(void)nvgpu_runlist_reload(g, c.rl, NULL, true, true);
+	if (ret == 0 && (err != 0 || gcaps_host_backend_stock() != 0)) {
+		unit_err(m, "stock: still reported after the user domain went (%d)\n", err);
+		ret = -1;
+	}
+	if (ret == 0) {
+		unit_info(m, "stock: reported with a GSP user domain (at a build and at a bind), cleared after\n");
+	}
+	return ret;
+}
+#endif
+
 static int test_contract(struct unit_module *m, struct gk20a *g, void *args)
 {
 	struct contract_fixture fx = {
@@ -496,6 +554,11 @@ static int test_contract(struct unit_module *m, struct gk20a *g, void *args)
 
 	err = contract_run(&fx, NULL, &res);
 	(void)fflush(stdout);
+#ifdef MOCK_REGS_RUNLIST
+	if (c_stock_check(m, g) != 0) {
+		err = -1;
+	}
+#endif
 
 	/* Leave nothing behind: TSGs closed, gcaps detached (nvgpu unbound, stock runlist). */
 	(void)c_reset(NULL);
