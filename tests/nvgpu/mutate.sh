@@ -57,7 +57,8 @@ mut E4-no-unbind-event common/fifo/tsg.c '/^int nvgpu_tsg_unbind_channel(/,/^}/s
 mut E5-no-open-event common/fifo/tsg.c '/^struct nvgpu_tsg \*nvgpu_tsg_open(/,/^}/s|^\tnvgpu_gcaps_tsg_update(g, tsg);|\t(void)0;|'
 mut E6-bound-channels-off-by-one common/fifo/gcaps.c 's|tsg->timeslice_us, tsg->ch_count);|tsg->timeslice_us, tsg->ch_count + 1U);|'
 if [[ $line == r35* ]]; then
-	mut G1-filter-with-second-domain common/fifo/runlist.c 's|(domain->domains_list.next == domain->domains_list.prev) \&\&|true \&\&|'
+	mut S2-no-stock-report-r35 common/fifo/runlist.c 's|^\t\tnvgpu_gcaps_stock(f->g, stock);|\t\t(void)0;|'
+	mut G1-filter-with-second-domain common/fifo/runlist.c 's|domain->gcaps_filter = !stock \&\&|domain->gcaps_filter = true \&\&|'
 fi
 if [[ $line == r36* ]]; then
 	mut S1-no-stock-report common/fifo/runlist.c 's|^\t\tnvgpu_gcaps_stock(g, stock);|\t\t(void)0;|'

@@ -784,6 +784,7 @@ static int test_default_only(struct unit_module *m, struct gk20a *g, void *args)
 	int err, ret = UNIT_SUCCESS;
 
 	publish(false, 0x1U);
+	hk.stock_calls = 0;
 	if (check_runlist(m, g, "bound subset 0x1, (default) only", 0x1U, true) != 0) {
 		unit_return_fail(m, "the (default) domain is not filtered\n");
 	}
@@ -795,12 +796,23 @@ static int test_default_only(struct unit_module *m, struct gk20a *g, void *args)
 		unit_err(m, "a second domain exists, yet the runlist was filtered\n");
 		ret = UNIT_FAIL;
 	}
+	/* (patch 0007) gcaps was told that the runlists are stock: STATUS says so */
+	if (hk.stock_calls != 1U || !hk.stock_on) {
+		unit_err(m, "second domain: %u stock() calls, last %d; expected one, on\n",
+			 hk.stock_calls, (int)hk.stock_on);
+		ret = UNIT_FAIL;
+	}
 	err = nvgpu_rl_domain_delete(g, "gcaps-second");
 	if (err != 0) {
 		unit_return_fail(m, "deleting the second domain failed: %d\n", err);
 	}
 	if (check_runlist(m, g, "bound subset 0x1, second domain deleted", 0x1U, true) != 0) {
 		unit_return_fail(m, "the filter did not come back\n");
+	}
+	if (hk.stock_calls != 2U || hk.stock_on) {
+		unit_err(m, "second domain deleted: %u stock() calls, last %d; expected two, off\n",
+			 hk.stock_calls, (int)hk.stock_on);
+		ret = UNIT_FAIL;
 	}
 	return ret;
 }
