@@ -353,9 +353,7 @@ static void c_recover_hal(struct gk20a *g, u32 act_eng_bitmask, u32 id, unsigned
 	(void)id_type;
 	(void)rc_type;
 	(void)mmfault;
-	nvgpu_runlist_lock_active_runlists(g);
-	(void)nvgpu_runlist_update_locked(g, c.rl, c.rl->domain, NULL, false, false);
-	nvgpu_runlist_unlock_active_runlists(g);
+	(void)gcaps_clear_runlist(g, c.rl);
 }
 #endif
 
@@ -380,9 +378,7 @@ static int c_recover(void *ctx)
 	}
 #else
 	/* Safety profile: no recovery code; what it does, then the series' notification. */
-	nvgpu_runlist_lock_active_runlists(c.g);
-	(void)nvgpu_runlist_update_locked(c.g, c.rl, c.rl->domain, NULL, false, false);
-	nvgpu_runlist_unlock_active_runlists(c.g);
+	(void)gcaps_clear_runlist(c.g, c.rl);
 	nvgpu_gcaps_recovered(c.g);
 #endif
 	if (c.rl->domain->mem_hw->count != 0U) {

@@ -11,6 +11,7 @@
 #include <unit/unit.h>
 #include <nvgpu/gk20a.h>
 #include <nvgpu/enabled.h>
+#include <nvgpu/runlist.h>
 #include <nvgpu/posix/mock-regs.h>
 #ifdef MOCK_REGS_RUNLIST		/* R36 (see tests/nvgpu/mock-registers.c) */
 #include <nvgpu/nvs.h>
@@ -46,6 +47,20 @@ static inline int gcaps_fifo_setup(struct unit_module *m, struct gk20a *g)
 	g->poll_timeout_default = 100U;	/* 0 times out at the first PENDING read */
 	g->runlist_interleave = true;	/* as Linux's driver_common.c */
 	return 0;
+}
+
+/*
+ * What recovery does to a runlist (gv11b_fifo_locked_abort_runlist_active_tsgs): clear its
+ * active domain's buffer under every runlist lock, without submitting it. 0 or -errno.
+ */
+static inline int gcaps_clear_runlist(struct gk20a *g, struct nvgpu_runlist *rl)
+{
+	int err;
+
+	nvgpu_runlist_lock_active_runlists(g);
+	err = nvgpu_runlist_update_locked(g, rl, rl->domain, NULL, false, false);
+	nvgpu_runlist_unlock_active_runlists(g);
+	return err;
 }
 
 #endif /* GCAPS_FIFO_SETUP_H */

@@ -1246,9 +1246,7 @@ static int test_recovery(struct unit_module *m, struct gk20a *g, void *args)
 	    check_submitted(m, g, "bound {L0 H1}", 0x3U, true) != 0) {
 		goto fail;
 	}
-	nvgpu_runlist_lock_active_runlists(g);
-	err = nvgpu_runlist_update_locked(g, s.rl, s.rl->domain, NULL, false, false);
-	nvgpu_runlist_unlock_active_runlists(g);
+	err = gcaps_clear_runlist(g, s.rl);
 	if (err != 0 || s.rl->domain->mem_hw->count != 0U) {
 		unit_err(m, "recovery's clear: %d, %u entries left\n", err,
 			 s.rl->domain->mem_hw->count);
@@ -1264,9 +1262,7 @@ static int test_recovery(struct unit_module *m, struct gk20a *g, void *args)
 	    check_submitted(m, g, "gcaps's resubmit after recovery", 0x3U, true) != 0) {
 		goto fail;
 	}
-	nvgpu_runlist_lock_active_runlists(g);
-	err = nvgpu_runlist_update_locked(g, s.rl, s.rl->domain, NULL, false, false);
-	nvgpu_runlist_unlock_active_runlists(g);
+	err = gcaps_clear_runlist(g, s.rl);
 	if (err != 0 || nvgpu_runlist_reload_ids(g, BIT32(s.rl->id), true) != 0 ||
 	    check_submitted(m, g, "nvgpu's own rebuild after recovery", 0x3U, true) != 0) {
 		goto fail;
@@ -1855,9 +1851,7 @@ static void stub_recover(struct gk20a *g, u32 act_eng_bitmask, u32 id, unsigned 
 	(void)id_type;
 	(void)rc_type;
 	(void)mmfault;
-	nvgpu_runlist_lock_active_runlists(g);
-	(void)nvgpu_runlist_update_locked(g, s.rl, s.rl->domain, NULL, false, false);
-	nvgpu_runlist_unlock_active_runlists(g);
+	(void)gcaps_clear_runlist(g, s.rl);
 	stub_recovers++;
 }
 
