@@ -80,6 +80,14 @@ pub struct Config {
     pub record: bool,
     /// Keep every response time (for percentiles).
     pub keep_responses: bool,
+    /// Holder boost (gcaps-boost, issue 20): the owner of the running segment
+    /// (`Policy::running_rt()`) runs at `boost_prio`, above every task priority and below
+    /// the update ceiling. Applied and removed by the update that changes the running
+    /// segment, at its end (with the runlist). GCAPS only.
+    pub boost: bool,
+    /// Tail rule (gcaps-boost): a thread that loses the boost or returns from the update
+    /// ceiling goes to the tail of its priority level (plain GCAPS: the head, U6). GCAPS only.
+    pub tail: bool,
 }
 
 impl Config {
@@ -92,6 +100,8 @@ impl Config {
             horizon,
             record: false,
             keep_responses: true,
+            boost: false,
+            tail: false,
         }
     }
 }
@@ -130,6 +140,13 @@ pub struct RunResult {
 
 /// Internal priority of an updater at the ceiling: above every SCHED_FIFO priority (U2).
 const CEILING: u32 = 1000;
+
+/// Internal priority of the boosted owner of the running segment (gcaps-boost's
+/// `boost_prio`, 98): above every task priority (1..=97), below the ceiling.
+const BOOST: u32 = 999;
+
+/// `boost_prio`: task priorities must be below it when the holder boost is on.
+pub const BOOST_PRIO: u32 = 98;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
@@ -221,6 +238,8 @@ pub struct Sim<'m> {
     lock_holder: Option<usize>,
     lock_queue: VecDeque<usize>,
     policy: Option<Box<Policy>>,
+    /// The boosted task (owner of the running segment), if the holder boost is on.
+    boosted: Option<usize>,
     now: Time,
     seq: i64,
     events: u64,
@@ -235,6 +254,19 @@ pub struct Sim<'m> {
 /// [`SimModel::check`]).
 pub fn run(model: &SimModel, cfg: &Config, sc: &Scenario) -> Result<RunResult, String> {
     model.check()?;
+    if cfg.boost && cfg.policy == GpuPolicy::Gcaps {
+        if let Some(t) = model
+            .tasks
+            .iter()
+            .find(|t| t.priority.is_some_and(|p| p >= BOOST_PRIO))
+        {
+            return Err(format!(
+                "task '{}': priority {} is not below boost_prio {BOOST_PRIO}",
+                t.name.escape_debug(),
+                t.priority.unwrap_or(0)
+            ));
+        }
+    }
     if sc.offsets.len() != model.tasks.len() || sc.releases.len() != model.tasks.len() {
         return Err("scenario does not match the taskset (task count)".into());
     }
@@ -339,6 +371,7 @@ impl<'m> Sim<'m> {
             lock_holder: None,
             lock_queue: VecDeque::new(),
             policy,
+            boosted: None,
             now: 0,
             seq: 0,
             events: 0,
@@ -593,10 +626,14 @@ impl<'m> Sim<'m> {
             }
             self.gpu_runlist_changed();
         }
+        if self.cfg.boost {
+            self.update_boost(i);
+        }
         self.lock_holder = None;
         self.t[i].pc += 1;
         self.set_phase(i, Phase::Start);
-        self.t[i].seq = self.head();
+        // Back from the ceiling: head of its level (Linux, U6), or the tail (tail rule).
+        self.t[i].seq = self.requeue();
         let next = match self.cfg.lock {
             LockOrder::Fifo => self.lock_queue.pop_front(),
             LockOrder::CpuPriority => {
@@ -612,6 +649,42 @@ impl<'m> Sim<'m> {
         };
         if let Some(w) = next {
             self.acquire(w);
+        }
+    }
+
+    /// Where a thread whose priority drops (from the ceiling or the boost) is queued in
+    /// its level: the head (Linux `__sched_setscheduler`, U6) or, with the tail rule, the
+    /// tail.
+    fn requeue(&mut self) -> i64 {
+        if self.cfg.tail {
+            self.tail()
+        } else {
+            self.head()
+        }
+    }
+
+    /// Holder boost, at the end of `by`'s update: the owner of the running segment
+    /// (`Policy::running_rt()`, decided by the policy crate) is boosted, the previous
+    /// owner (if another) loses the boost and is requeued in its own level.
+    fn update_boost(&mut self, by: usize) {
+        let owner = self.policy.as_ref().and_then(|p| p.running_rt()).map(|id| {
+            self.t
+                .iter()
+                .position(|t| t.client.is_some_and(|(c, _)| c == id))
+                .expect("the running client is a task of the set")
+        });
+        if owner == self.boosted {
+            return;
+        }
+        if let Some(o) = self.boosted.take() {
+            self.t[o].seq = self.requeue();
+            self.dirty[self.t[o].cpu] = true;
+            self.mark(Mark::Unboost { task: o, by });
+        }
+        if let Some(w) = owner {
+            self.boosted = Some(w);
+            self.dirty[self.t[w].cpu] = true;
+            self.mark(Mark::Boost { task: w, by });
         }
     }
 
@@ -773,6 +846,8 @@ impl<'m> Sim<'m> {
     fn eff_prio(&self, i: usize) -> u32 {
         if self.t[i].phase == Phase::Hold {
             CEILING
+        } else if self.boosted == Some(i) {
+            BOOST
         } else {
             self.t[i].prio
         }

@@ -4,7 +4,8 @@
 //! * one process per task/client: `pid = 1 + task index`, named `NAME` (metadata
 //!   `process_name`), `args` of its first event carry cpu and priorities;
 //! * in each process, thread `tid 1` "state" (complete events `running`, `preempted`,
-//!   `lock wait`, `gpu wait`; instants `release`, `finish`, `preempted by X`), thread
+//!   `lock wait`, `gpu wait`; instants `release`, `finish`, `preempted by X`, and under
+//!   gcaps-boost `boost` / `unboost` with `args.by` and `args.core`), thread
 //!   `tid 2` "cpu" (complete events `cpu`, `misc`, `update`, `spin`, args `core`), thread
 //!   `tid 3` "gpu" (complete events `gpu`, `switch` while its TSG is on the engine);
 //! * process `pid 0` "GPU" with thread `tid 1` "engine" (the same GPU spans, named by task)
@@ -131,6 +132,18 @@ pub fn render(model: &SimModel, tr: &Trace) -> String {
                 let args = json!({"by": model.tasks[*by].name, "tsgs": names});
                 format!(
                     r#"{{"ph":"i","s":"p","pid":0,"tid":2,"ts":{ts},"name":"runlist","args":{args}}}"#
+                )
+            }
+            Mark::Boost { task, by } | Mark::Unboost { task, by } => {
+                let name = if matches!(mk.mark, Mark::Boost { .. }) {
+                    "boost"
+                } else {
+                    "unboost"
+                };
+                let args = json!({"by": model.tasks[*by].name, "core": model.tasks[*task].cpu});
+                format!(
+                    r#"{{"ph":"i","s":"t","pid":{},"tid":1,"ts":{ts},"name":"{name}","args":{args}}}"#,
+                    task + 1
                 )
             }
         };

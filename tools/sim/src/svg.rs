@@ -164,6 +164,21 @@ pub fn render(model: &SimModel, tr: &Trace, from: Time, to: Time, title: &str) -
                     n = names.join(", ")
                 );
             }
+            Mark::Boost { task, by } | Mark::Unboost { task, by } => {
+                // A small diamond on the owner's core row: filled (boost) or hollow (unboost).
+                let up = matches!(mk.mark, Mark::Boost { .. });
+                let y = row_y(model.tasks[*task].cpu as usize) + row_h / 2.0 - 2.0;
+                let _ = writeln!(
+                    s,
+                    r#"<path d="M{xm:.2},{a:.2} l4,4 l-4,4 l-4,-4 Z" fill="{f}" stroke="black" stroke-width="0.8"><title>{n} {w} by {b}'s update at {t} ms</title></path>"#,
+                    a = y - 4.0,
+                    f = if up { colour(*task) } else { "white" },
+                    n = xml(&model.tasks[*task].name),
+                    w = if up { "boosted" } else { "unboosted" },
+                    b = xml(&model.tasks[*by].name),
+                    t = fmt_ms(mk.time)
+                );
+            }
             Mark::Release { task } => {
                 let y = row_y(model.tasks[*task].cpu as usize) + row_h - 6.0;
                 let _ = writeln!(

@@ -113,6 +113,22 @@ pub enum Mark {
         /// The eligible TSGs (task indices) in increasing order.
         tsgs: Vec<usize>,
     },
+    /// `task` (owner of the segment that now runs) was raised to `boost_prio` by `by`'s
+    /// update (gcaps-boost).
+    Boost {
+        /// Task index.
+        task: usize,
+        /// The updating task.
+        by: usize,
+    },
+    /// `task` lost the boost in `by`'s update (its segment ended or lost the GPU) and went
+    /// back to its own priority (gcaps-boost).
+    Unboost {
+        /// Task index.
+        task: usize,
+        /// The updating task.
+        by: usize,
+    },
 }
 
 /// An instant with its time.
