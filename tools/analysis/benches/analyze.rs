@@ -60,18 +60,19 @@ fn main() {
         "analysis benchmark: {SETS} tasksets of 20 tasks on 4 cores, release build, one thread"
     );
     println!(
-        "{:<8} {:<8} {:<4} {:>11} {:>14} {:>12} {:>14}",
+        "{:<11} {:<8} {:<4} {:>11} {:>14} {:>12} {:>14}",
         "policy", "mode", "gpa", "schedulable", "is_sched us", "analyze us", "analyses/s"
     );
     for policy in [
         GpuPolicy::TsgRr,
         GpuPolicy::Gcaps,
+        GpuPolicy::GcapsBoost,
         GpuPolicy::Mpcp,
         GpuPolicy::FmlpPlus,
     ] {
         for mode in [WaitMode::Busy, WaitMode::Suspend] {
             for gpa in [false, true] {
-                if gpa && policy != GpuPolicy::Gcaps {
+                if gpa && !policy.has_gpu_priorities() {
                     continue;
                 }
                 let cfg = Config {
@@ -92,13 +93,8 @@ fn main() {
                 let full = start.elapsed();
                 let per = |d: std::time::Duration| d.as_secs_f64() * 1e6 / SETS as f64;
                 println!(
-                    "{:<8} {:<8} {:<4} {:>11} {:>14.2} {:>12.2} {:>14.0}",
-                    match policy {
-                        GpuPolicy::TsgRr => "tsg-rr",
-                        GpuPolicy::Gcaps => "gcaps",
-                        GpuPolicy::Mpcp => "mpcp",
-                        GpuPolicy::FmlpPlus => "fmlp+",
-                    },
+                    "{:<11} {:<8} {:<4} {:>11} {:>14.2} {:>12.2} {:>14.0}",
+                    policy.name(),
                     match mode {
                         WaitMode::Busy => "busy",
                         WaitMode::Suspend => "suspend",

@@ -125,7 +125,7 @@ fn task_results(ts: &Taskset, cfg: &Config, gprio: &[u32], p: &Pass) -> Vec<Task
                 priority: t.priority,
                 gpu_priority: if be {
                     None
-                } else if cfg.policy == GpuPolicy::Gcaps || t.gpu_priority.is_some() {
+                } else if cfg.policy.has_gpu_priorities() || t.gpu_priority.is_some() {
                     Some(gprio[i])
                 } else {
                     t.priority
@@ -142,7 +142,7 @@ fn task_results(ts: &Taskset, cfg: &Config, gprio: &[u32], p: &Pass) -> Vec<Task
 /// The locking protocol of a lock-based baseline policy.
 fn protocol(policy: GpuPolicy) -> Option<Protocol> {
     match policy {
-        GpuPolicy::TsgRr | GpuPolicy::Gcaps => None,
+        GpuPolicy::TsgRr | GpuPolicy::Gcaps | GpuPolicy::GcapsBoost => None,
         GpuPolicy::Mpcp => Some(Protocol::Mpcp),
         GpuPolicy::FmlpPlus => Some(Protocol::FmlpPlus),
     }
@@ -187,7 +187,7 @@ pub fn analyze(ts: &Taskset, cfg: &Config) -> Report {
     // A deadlock of equal-priority busy waiters (D16) does not depend on
     // the GPU priorities: no assignment can help.
     let assignable = cfg.gpu_priority_assignment
-        && cfg.policy == GpuPolicy::Gcaps
+        && cfg.policy.has_gpu_priorities()
         && deadlock_pairs(&ctx).is_empty();
     if !base.all_ok && assignable {
         if let Some((g, final_pass)) = gpu_priorities::assign(&ctx, &gprio) {
@@ -226,7 +226,7 @@ pub fn is_schedulable(ts: &Taskset, cfg: &Config) -> bool {
         return true;
     }
     cfg.gpu_priority_assignment
-        && cfg.policy == GpuPolicy::Gcaps
+        && cfg.policy.has_gpu_priorities()
         && deadlock_pairs(&ctx).is_empty()
         && gpu_priorities::assign(&ctx, &gprio).is_some()
 }

@@ -19,6 +19,9 @@ enum PolicyArg {
     TsgRr,
     /// GCAPS preemptive priority-based GPU scheduling (Lemmas 8-15).
     Gcaps,
+    /// GCAPS with the running segment's owner boosted to SCHED_FIFO 98
+    /// (issue 20; task priorities must be below 98).
+    GcapsBoost,
     /// GPU segments as critical sections under MPCP (lock-based baseline).
     Mpcp,
     /// GPU segments as critical sections under FMLP+ (lock-based baseline).
@@ -66,8 +69,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "suspend")]
     mode: ModeArg,
     /// If the taskset fails with GPU priorities = CPU priorities, assign
-    /// separate GPU-segment priorities with Audsley's algorithm (GCAPS
-    /// only; Sec. 5.3 / 6.4) and print the assignment.
+    /// separate GPU-segment priorities with Audsley's algorithm (gcaps and
+    /// gcaps-boost only; Sec. 5.3 / 6.4) and print the assignment.
     #[arg(long)]
     gpu_priority_assignment: bool,
     /// Output format.
@@ -133,12 +136,7 @@ pub(crate) fn read_input(
 }
 
 fn policy_name(p: GpuPolicy) -> &'static str {
-    match p {
-        GpuPolicy::TsgRr => "tsg-rr",
-        GpuPolicy::Gcaps => "gcaps",
-        GpuPolicy::Mpcp => "mpcp",
-        GpuPolicy::FmlpPlus => "fmlp+",
-    }
+    p.name()
 }
 
 fn mode_name(m: WaitMode) -> &'static str {
@@ -278,6 +276,7 @@ pub fn run(args: Args) -> ExitCode {
         policy: match args.policy {
             PolicyArg::TsgRr => GpuPolicy::TsgRr,
             PolicyArg::Gcaps => GpuPolicy::Gcaps,
+            PolicyArg::GcapsBoost => GpuPolicy::GcapsBoost,
             PolicyArg::Mpcp => GpuPolicy::Mpcp,
             PolicyArg::FmlpPlus => GpuPolicy::FmlpPlus,
         },
@@ -287,7 +286,7 @@ pub fn run(args: Args) -> ExitCode {
         },
         gpu_priority_assignment: args.gpu_priority_assignment,
     };
-    if cfg.gpu_priority_assignment && cfg.policy != GpuPolicy::Gcaps {
+    if cfg.gpu_priority_assignment && !cfg.policy.has_gpu_priorities() {
         eprintln!(
             "gcaps analyze: note: --gpu-priority-assignment has no effect with --policy {} (no GPU priorities)",
             policy_name(cfg.policy)

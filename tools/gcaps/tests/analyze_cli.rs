@@ -525,7 +525,7 @@ fn usage_error_is_one_escaped_line() {
         "{err:?}"
     );
     assert!(
-        err.contains("[possible values: tsg-rr, gcaps, mpcp, fmlp+]"),
+        err.contains("[possible values: tsg-rr, gcaps, gcaps-boost, mpcp, fmlp+]"),
         "{err:?}"
     );
 }

@@ -46,12 +46,36 @@ pub enum GpuPolicy {
     TsgRr,
     /// GCAPS priority-based preemptive GPU context scheduling (Sec. 6.3).
     Gcaps,
+    /// GCAPS with the holder boost of issue 20 (`/work/boost-spec.md`):
+    /// the owner of the running segment runs at SCHED_FIFO 98 (above every
+    /// analysed task priority, below the update ceiling). Placeholder: no
+    /// task gets a bound yet (trivially sound).
+    GcapsBoost,
     /// GPU segments as critical sections under MPCP (bounded by
     /// [`crate::baseline`], not by this module).
     Mpcp,
     /// GPU segments as critical sections under FMLP+ (bounded by
     /// [`crate::baseline`], not by this module).
     FmlpPlus,
+}
+
+impl GpuPolicy {
+    /// The policy's name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            GpuPolicy::TsgRr => "tsg-rr",
+            GpuPolicy::Gcaps => "gcaps",
+            GpuPolicy::GcapsBoost => "gcaps-boost",
+            GpuPolicy::Mpcp => "mpcp",
+            GpuPolicy::FmlpPlus => "fmlp+",
+        }
+    }
+
+    /// True for the GCAPS policies (plain and boosted): GPU segment
+    /// priorities, Audsley GPU priority assignment (Sec. 5.3 / 6.4).
+    pub fn has_gpu_priorities(self) -> bool {
+        matches!(self, GpuPolicy::Gcaps | GpuPolicy::GcapsBoost)
+    }
 }
 
 /// How a task waits for its pure GPU work.
