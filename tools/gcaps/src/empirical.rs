@@ -11,11 +11,13 @@ use gcaps_sim::soundness::{default_search, PAIRS};
 use gcaps_sim::{Config, SimModel};
 
 /// Series names, in `PAIRS` order.
-pub const NAMES: [&str; 4] = [
+pub const NAMES: [&str; gcaps_sim::soundness::NPAIRS] = [
     "sim_tsg_rr_busy",
     "sim_tsg_rr_suspend",
     "sim_gcaps_busy",
     "sim_gcaps_suspend",
+    "sim_gcaps_boost_busy",
+    "sim_gcaps_boost_suspend",
 ];
 
 /// Per-thread state: the analysis's worker, which generates the same tasksets.

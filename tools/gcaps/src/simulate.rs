@@ -25,6 +25,8 @@ enum PolicyArg {
     TsgRr,
     /// GCAPS.
     Gcaps,
+    /// GCAPS with the holder boost and the tail rule (issue 20).
+    GcapsBoost,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -75,6 +77,7 @@ fn policy(p: PolicyArg) -> GpuPolicy {
     match p {
         PolicyArg::TsgRr => GpuPolicy::TsgRr,
         PolicyArg::Gcaps => GpuPolicy::Gcaps,
+        PolicyArg::GcapsBoost => GpuPolicy::GcapsBoost,
     }
 }
 
@@ -760,7 +763,14 @@ pub fn run_soundness(args: SoundnessArgs) -> ExitCode {
     };
     let pts = points();
     let start = Instant::now();
-    type SetOut = Result<Vec<(LockOrder, [gcaps_sim::soundness::PairOutcome; 4], String)>, String>;
+    type SetOut = Result<
+        Vec<(
+            LockOrder,
+            [gcaps_sim::soundness::PairOutcome; gcaps_sim::soundness::NPAIRS],
+            String,
+        )>,
+        String,
+    >;
     let results: Vec<SetOut> = pool.install(|| {
         (0..args.sets)
             .into_par_iter()

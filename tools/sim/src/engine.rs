@@ -43,6 +43,16 @@ pub enum GpuPolicy {
     TsgRr,
     /// GCAPS: the eligible set decided by `gcaps-policy`, with runlist updates.
     Gcaps,
+    /// GCAPS with the holder boost and the tail rule (issue 20, `docs/simulator.md`): the
+    /// same decisions; [`Config::new`] turns on [`Config::boost`] and [`Config::tail`].
+    GcapsBoost,
+}
+
+impl GpuPolicy {
+    /// True for the GCAPS policies (runlist updates, decisions by `gcaps-policy`).
+    pub fn is_gcaps(self) -> bool {
+        matches!(self, GpuPolicy::Gcaps | GpuPolicy::GcapsBoost)
+    }
 }
 
 /// How a task waits for its GPU work.
@@ -83,15 +93,17 @@ pub struct Config {
     /// Holder boost (gcaps-boost, issue 20): the owner of the running segment
     /// (`Policy::running_rt()`) runs at `boost_prio`, above every task priority and below
     /// the update ceiling. Applied and removed by the update that changes the running
-    /// segment, at its end (with the runlist). GCAPS only.
+    /// segment, at its end (with the runlist). GCAPS policies only.
     pub boost: bool,
     /// Tail rule (gcaps-boost): a thread that loses the boost or returns from the update
-    /// ceiling goes to the tail of its priority level (plain GCAPS: the head, U6). GCAPS only.
+    /// ceiling goes to the tail of its priority level (plain GCAPS: the head, U6). GCAPS
+    /// policies only.
     pub tail: bool,
 }
 
 impl Config {
-    /// A configuration with FIFO lock order, no trace, responses kept.
+    /// A configuration with FIFO lock order, no trace, responses kept; the holder boost
+    /// and the tail rule on for `GcapsBoost` only.
     pub fn new(policy: GpuPolicy, mode: WaitMode, horizon: Time) -> Config {
         Config {
             policy,
@@ -100,8 +112,8 @@ impl Config {
             horizon,
             record: false,
             keep_responses: true,
-            boost: false,
-            tail: false,
+            boost: policy == GpuPolicy::GcapsBoost,
+            tail: policy == GpuPolicy::GcapsBoost,
         }
     }
 }
@@ -142,11 +154,10 @@ pub struct RunResult {
 const CEILING: u32 = 1000;
 
 /// Internal priority of the boosted owner of the running segment (gcaps-boost's
-/// `boost_prio`, 98): above every task priority (1..=97), below the ceiling.
+/// `boost_prio`, 98 by default): above every task priority, below the ceiling. Only the
+/// order of priorities matters, so a set that uses 98 (the generator's top priority) is
+/// simulated as if every priority were one lower, which is what the module requires.
 const BOOST: u32 = 999;
-
-/// `boost_prio`: task priorities must be below it when the holder boost is on.
-pub const BOOST_PRIO: u32 = 98;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
@@ -254,19 +265,6 @@ pub struct Sim<'m> {
 /// [`SimModel::check`]).
 pub fn run(model: &SimModel, cfg: &Config, sc: &Scenario) -> Result<RunResult, String> {
     model.check()?;
-    if cfg.boost && cfg.policy == GpuPolicy::Gcaps {
-        if let Some(t) = model
-            .tasks
-            .iter()
-            .find(|t| t.priority.is_some_and(|p| p >= BOOST_PRIO))
-        {
-            return Err(format!(
-                "task '{}': priority {} is not below boost_prio {BOOST_PRIO}",
-                t.name.escape_debug(),
-                t.priority.unwrap_or(0)
-            ));
-        }
-    }
     if sc.offsets.len() != model.tasks.len() || sc.releases.len() != model.tasks.len() {
         return Err("scenario does not match the taskset (task count)".into());
     }
@@ -278,7 +276,7 @@ pub fn run(model: &SimModel, cfg: &Config, sc: &Scenario) -> Result<RunResult, S
 impl<'m> Sim<'m> {
     fn new(m: &'m SimModel, cfg: &Config, sc: &'m Scenario) -> Result<Sim<'m>, String> {
         let n = m.tasks.len();
-        let gcaps = cfg.policy == GpuPolicy::Gcaps;
+        let gcaps = cfg.policy.is_gcaps();
         let mut policy = if gcaps {
             Some(Box::<Policy>::default())
         } else {
@@ -414,7 +412,7 @@ impl<'m> Sim<'m> {
 
     /// Builds the steps of a new job of task `i` (drawing the job's choices).
     fn build_job(&mut self, i: usize) {
-        let gcaps_rt = self.cfg.policy == GpuPolicy::Gcaps && self.t[i].rt;
+        let gcaps_rt = self.cfg.policy.is_gcaps() && self.t[i].rt;
         let sc = self.sc;
         let task = &self.m.tasks[i];
         let tr = &mut self.t[i];

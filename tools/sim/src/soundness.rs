@@ -11,19 +11,25 @@ use crate::search::{explore, Observed, Search};
 use gcaps_analysis::generate::{derive_seed, generate, GenParams, Range};
 use gcaps_analysis::model::Taskset;
 
-/// The four policy/mode pairs, in report order.
-pub const PAIRS: [(GpuPolicy, WaitMode); 4] = [
+/// Number of policy/mode pairs.
+pub const NPAIRS: usize = 6;
+
+/// The policy/mode pairs, in report order.
+pub const PAIRS: [(GpuPolicy, WaitMode); NPAIRS] = [
     (GpuPolicy::TsgRr, WaitMode::Busy),
     (GpuPolicy::TsgRr, WaitMode::Suspend),
     (GpuPolicy::Gcaps, WaitMode::Busy),
     (GpuPolicy::Gcaps, WaitMode::Suspend),
+    (GpuPolicy::GcapsBoost, WaitMode::Busy),
+    (GpuPolicy::GcapsBoost, WaitMode::Suspend),
 ];
 
-/// `tsg-rr` / `gcaps`.
+/// `tsg-rr` / `gcaps` / `gcaps-boost`.
 pub fn policy_name(p: GpuPolicy) -> &'static str {
     match p {
         GpuPolicy::TsgRr => "tsg-rr",
         GpuPolicy::Gcaps => "gcaps",
+        GpuPolicy::GcapsBoost => "gcaps-boost",
     }
 }
 
@@ -46,20 +52,21 @@ pub struct Bounds {
     pub assigned: Option<Vec<(usize, u32)>>,
 }
 
-/// Runs the analysis for `policy`/`mode` (GCAPS with the GPU priority assignment fallback
-/// if `gpa`).
+/// Runs the analysis for `policy`/`mode` (the GCAPS policies with the GPU priority
+/// assignment fallback if `gpa`).
 pub fn analysis_bounds(ts: &Taskset, policy: GpuPolicy, mode: WaitMode, gpa: bool) -> Bounds {
     use gcaps_analysis::{analyze, Config as AConfig, GpuPolicy as APolicy, WaitMode as AMode};
     let cfg = AConfig {
         policy: match policy {
             GpuPolicy::TsgRr => APolicy::TsgRr,
             GpuPolicy::Gcaps => APolicy::Gcaps,
+            GpuPolicy::GcapsBoost => APolicy::GcapsBoost,
         },
         mode: match mode {
             WaitMode::Busy => AMode::Busy,
             WaitMode::Suspend => AMode::Suspend,
         },
-        gpu_priority_assignment: gpa && policy == GpuPolicy::Gcaps,
+        gpu_priority_assignment: gpa && policy.is_gcaps(),
     };
     let rep = analyze(ts, &cfg);
     let assigned = rep.assigned_gpu_priorities.as_ref().map(|v| {
@@ -200,8 +207,8 @@ pub fn check_set(
     ts: &Taskset,
     lock: LockOrder,
     search: &Search,
-) -> Result<[PairOutcome; 4], String> {
-    let mut out: [PairOutcome; 4] = Default::default();
+) -> Result<[PairOutcome; NPAIRS], String> {
+    let mut out: [PairOutcome; NPAIRS] = Default::default();
     for (k, &(policy, mode)) in PAIRS.iter().enumerate() {
         let b = analysis_bounds(ts, policy, mode, true);
         if !b.schedulable {

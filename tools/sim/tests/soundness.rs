@@ -8,7 +8,7 @@ use gcaps_sim::LockOrder;
 
 #[test]
 fn accepted_sets_never_exceed_their_bounds() {
-    let mut accepted = [0u32; 4];
+    let mut accepted = [0u32; PAIRS.len()];
     let mut violations = Vec::new();
     for p in points() {
         for index in 0..10 {
