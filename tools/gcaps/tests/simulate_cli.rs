@@ -170,6 +170,41 @@ fn compare_case_study_lists_observed_and_bound_per_pair() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["tasks"][0]["results"]["gcaps_suspend"]["bound"], 27.0);
+    assert!(v["tasks"][0]["results"]["gcaps_boost_busy"]["observed"].is_number());
+}
+
+/// gcaps-boost on Example 2 (the D4 replay): tau4's running segment keeps its core while
+/// tau2 and tau1 are released, so the GPU no longer idles 46-81 ms and tau3 meets its
+/// deadline; the trace shows the boost and unboost instants.
+#[test]
+fn simulate_gcaps_boost_traces_boost_and_unboost() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.json");
+    let out = gcaps()
+        .args(["simulate", EXAMPLE2, "--policy", "gcaps-boost", "--format", "json"])
+        .arg("--trace")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["policy"], "gcaps-boost");
+    assert_eq!(v["tasks"][2]["misses"], 0);
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let ev = t["traceEvents"].as_array().unwrap();
+    let count = |name: &str| ev.iter().filter(|e| e["name"] == name).count();
+    assert!(count("boost") > 0);
+    assert_eq!(count("boost"), count("unboost"));
+    // Plain gcaps never boosts.
+    let out = gcaps()
+        .args(["simulate", EXAMPLE2])
+        .arg("--trace")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!std::fs::read_to_string(&trace).unwrap().contains("\"boost\""));
 }
 
 #[test]
@@ -185,6 +220,8 @@ fn soundness_small_run_reports_every_pair() {
         "tsg-rr suspend",
         "gcaps busy",
         "gcaps suspend",
+        "gcaps-boost busy",
+        "gcaps-boost suspend",
     ] {
         assert!(s.contains(pair), "{pair}");
     }
