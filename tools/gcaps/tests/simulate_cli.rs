@@ -181,12 +181,24 @@ fn simulate_gcaps_boost_traces_boost_and_unboost() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.json");
     let out = gcaps()
-        .args(["simulate", EXAMPLE2, "--policy", "gcaps-boost", "--format", "json"])
+        .args([
+            "simulate",
+            EXAMPLE2,
+            "--policy",
+            "gcaps-boost",
+            "--format",
+            "json",
+        ])
         .arg("--trace")
         .arg(&trace)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["policy"], "gcaps-boost");
     assert_eq!(v["tasks"][2]["misses"], 0);
@@ -204,7 +216,9 @@ fn simulate_gcaps_boost_traces_boost_and_unboost() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(!std::fs::read_to_string(&trace).unwrap().contains("\"boost\""));
+    assert!(!std::fs::read_to_string(&trace)
+        .unwrap()
+        .contains("\"boost\""));
 }
 
 #[test]

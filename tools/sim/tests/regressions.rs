@@ -14,9 +14,14 @@ use gcaps_sim::{run, Config, GpuPolicy, LockOrder, Scenario, SimModel, WaitMode}
 
 const MS: u64 = 1_000_000;
 
-/// Replays `file` and returns (observed response of task 0, analysis bound of task 0, if
-/// the analysis gives one).
-fn replay(file: &str, mode: WaitMode, lock: LockOrder) -> (u64, Option<u64>) {
+/// Replays `file` under `policy` and returns per task (observed response, analysis bound
+/// if the analysis gives one) and whether the analysis accepts the set.
+fn replay_all(
+    file: &str,
+    policy: GpuPolicy,
+    mode: WaitMode,
+    lock: LockOrder,
+) -> (Vec<(u64, Option<u64>)>, bool) {
     let text = std::fs::read_to_string(format!(
         "{}/tests/regressions/{file}",
         env!("CARGO_MANIFEST_DIR")
@@ -26,11 +31,60 @@ fn replay(file: &str, mode: WaitMode, lock: LockOrder) -> (u64, Option<u64>) {
     let model = SimModel::from_taskset(&input.taskset).expect("simulable");
     let mut sc = Scenario::synchronous(model.tasks.len());
     input.sim.apply(&model, &mut sc);
-    let mut cfg = Config::new(GpuPolicy::Gcaps, mode, input.sim.horizon.expect("horizon"));
+    let mut cfg = Config::new(policy, mode, input.sim.horizon.expect("horizon"));
     cfg.lock = lock;
     let r = run(&model, &cfg, &sc).expect("runs");
-    let b = analysis_bounds(&input.taskset, GpuPolicy::Gcaps, mode, false);
-    (r.tasks[0].max, b.wcrt[0])
+    let b = analysis_bounds(&input.taskset, policy, mode, false);
+    (
+        r.tasks.iter().map(|t| t.max).zip(b.wcrt).collect(),
+        b.schedulable,
+    )
+}
+
+/// Replays `file` under plain GCAPS and returns (observed response of task 0, analysis
+/// bound of task 0, if the analysis gives one).
+fn replay(file: &str, mode: WaitMode, lock: LockOrder) -> (u64, Option<u64>) {
+    replay_all(file, GpuPolicy::Gcaps, mode, lock).0[0]
+}
+
+/// Every regression file under gcaps-boost: task 0's simulated response (the schedules
+/// below), and every task within its gcaps-boost bound wherever the analysis gives one.
+#[test]
+fn gcaps_boost_replays_every_regression_file() {
+    const FILES: [&str; 4] = [
+        "found-seed1-light-2cpu-26.toml",
+        "u3-fifo-queue.toml",
+        "u4-release-blocking.toml",
+        "u6-equal-priority-busy-deadlock.toml",
+    ];
+    // Task 0 per file: [busy fifo, busy cpu-priority, suspend fifo, suspend cpu-priority].
+    // u3: as under gcaps (H wins at once, its own segment). u4 busy: R boosted on core 0;
+    // L1 and L2 update 1-3 as under gcaps, H runs 3-7; R's end (6-7) makes L1 the winner,
+    // boosted L1 preempts H and spins 7-12, ends 12-13 (L2 boosted), L2 spins 13-18, ends
+    // 18-19; H 19-19.6: 19 ms, two whole lower segments (the busy local blocking of
+    // gcaps-boost); suspend: the lower owners sleep during their GPU work, H 7 ms as under
+    // gcaps. u6: `tests/boost.rs` (d).
+    let expect: [[u64; 4]; 4] = [
+        [11_548_926, 10_708_016, 9_511_799, 8_511_799],
+        [6_600_000, 4_600_000, 6_600_000, 4_600_000],
+        [19 * MS, 19 * MS, 7 * MS, 7 * MS],
+        [19_400_000, 19_400_000, 12_400_000, 12_400_000],
+    ];
+    for (f, file) in FILES.iter().enumerate() {
+        let mut k = 0;
+        for mode in [WaitMode::Busy, WaitMode::Suspend] {
+            for lock in [LockOrder::Fifo, LockOrder::CpuPriority] {
+                let (tasks, _) = replay_all(file, GpuPolicy::GcapsBoost, mode, lock);
+                assert_eq!(tasks[0].0, expect[f][k], "{file} {mode:?} {lock:?}");
+                k += 1;
+                for (i, &(obs, bound)) in tasks.iter().enumerate() {
+                    if let Some(b) = bound {
+                        assert!(obs <= b, "{file} {mode:?} {lock:?} task {i}: {obs} > {b}");
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn within(observed: u64, bound: u64) {
