@@ -93,7 +93,8 @@ pub struct Config {
     /// Holder boost (gcaps-boost, issue 20): the owner of the running segment
     /// (`Policy::running_rt()`) runs at `boost_prio`, above every task priority and below
     /// the update ceiling. Applied and removed by the update that changes the running
-    /// segment, at its end (with the runlist). GCAPS policies only.
+    /// segment, right after its decision (before the runlist reaches the GPU, as the
+    /// module boosts before the submit). GCAPS policies only.
     pub boost: bool,
     /// Tail rule (gcaps-boost): a thread that loses the boost or returns from the update
     /// ceiling goes to the tail of its priority level (plain GCAPS: the head, U6). GCAPS
@@ -606,6 +607,9 @@ impl<'m> Sim<'m> {
             } else {
                 None
             };
+            if self.cfg.boost {
+                self.update_boost(i);
+            }
         }
         self.set_phase(i, Phase::Hold);
         self.t[i].remaining = self.m.epsilon;
@@ -623,9 +627,6 @@ impl<'m> Sim<'m> {
                 self.mark(Mark::Runlist { by: i, tsgs });
             }
             self.gpu_runlist_changed();
-        }
-        if self.cfg.boost {
-            self.update_boost(i);
         }
         self.lock_holder = None;
         self.t[i].pc += 1;
@@ -661,7 +662,8 @@ impl<'m> Sim<'m> {
         }
     }
 
-    /// Holder boost, at the end of `by`'s update: the owner of the running segment
+    /// Holder boost, in `by`'s update right after its decision (before the submit, as the
+    /// module does): the owner of the running segment
     /// (`Policy::running_rt()`, decided by the policy crate) is boosted, the previous
     /// owner (if another) loses the boost and is requeued in its own level.
     fn update_boost(&mut self, by: usize) {

@@ -59,15 +59,15 @@ fn gcaps_boost_replays_every_regression_file() {
     ];
     // Task 0 per file: [busy fifo, busy cpu-priority, suspend fifo, suspend cpu-priority].
     // u3: as under gcaps (H wins at once, its own segment). u4 busy: R boosted on core 0;
-    // L1 and L2 update 1-3 as under gcaps, H runs 3-7; R's end (6-7) makes L1 the winner,
-    // boosted L1 preempts H and spins 7-12, ends 12-13 (L2 boosted), L2 spins 13-18, ends
-    // 18-19; H 19-19.6: 19 ms, two whole lower segments (the busy local blocking of
-    // gcaps-boost); suspend: the lower owners sleep during their GPU work, H 7 ms as under
-    // gcaps. u6: `tests/boost.rs` (d).
+    // L1 and L2 update 1-3 as under gcaps, H runs 3-6; R's end decision at 6 makes L1 the
+    // winner: boosted L1 preempts H and spins 6-12 (its TSG runlisted at 7), ends 12-13
+    // (L2 boosted at 12), L2 spins 12-18, ends 18-19; H 19-20.6: 20 ms, two whole lower
+    // segments (the busy local blocking of gcaps-boost); suspend: the lower owners sleep
+    // during their GPU work, H 7 ms as under gcaps. u6: `tests/boost.rs` (d).
     let expect: [[u64; 4]; 4] = [
-        [11_548_926, 10_708_016, 9_511_799, 8_511_799],
+        [10_811_685, 10_660_868, 9_511_799, 8_511_799],
         [6_600_000, 4_600_000, 6_600_000, 4_600_000],
-        [19 * MS, 19 * MS, 7 * MS, 7 * MS],
+        [20 * MS, 20 * MS, 7 * MS, 7 * MS],
         [19_400_000, 19_400_000, 12_400_000, 12_400_000],
     ];
     for (f, file) in FILES.iter().enumerate() {
