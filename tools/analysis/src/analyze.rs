@@ -6,7 +6,7 @@
 
 use crate::baseline::{self, Protocol};
 use crate::gpu_priorities;
-use crate::model::{Taskset, Time};
+use crate::model::{Taskset, Time, BOOST_PRIORITY, MAX_BOOST_TASK_PRIORITY, MIN_PRIORITY};
 use crate::taskset_file::escape_text;
 use crate::wcrt::{deadlock_pairs, file_gprio, pass, Ctx, Pass, St};
 pub use crate::wcrt::{GpuPolicy, WaitMode};
@@ -176,8 +176,58 @@ fn baseline_report(ts: &Taskset, cfg: &Config, p: Protocol) -> Report {
     }
 }
 
-/// Bounds the WCRT of every real-time task of `ts` under `cfg`.
+/// Why `ts` cannot be analysed under `cfg` at all, as one line: under
+/// gcaps-boost a task priority must be below the boost priority 98 (D19).
+/// `None` when it can.
+pub fn policy_error(ts: &Taskset, cfg: &Config) -> Option<String> {
+    if cfg.policy != GpuPolicy::GcapsBoost {
+        return None;
+    }
+    let t = ts
+        .tasks
+        .iter()
+        .find(|t| t.priority.is_some_and(|p| p > MAX_BOOST_TASK_PRIORITY))?;
+    Some(format!(
+        "task '{}' field 'priority': must be in {MIN_PRIORITY}..={MAX_BOOST_TASK_PRIORITY} under gcaps-boost, below the boost priority {BOOST_PRIORITY}, got {} (docs/analysis.md D19)",
+        escape_text(&t.name),
+        t.priority.unwrap_or(0)
+    ))
+}
+
+/// The report of a taskset that cannot be analysed ([`policy_error`]): no
+/// real-time task has a bound.
+fn refused_report(ts: &Taskset, cfg: &Config) -> Report {
+    let tasks = ts
+        .tasks
+        .iter()
+        .map(|t| {
+            let be = t.is_best_effort();
+            TaskResult {
+                name: t.name.clone(),
+                best_effort: be,
+                priority: t.priority,
+                gpu_priority: t.effective_gpu_priority(),
+                wcrt: None,
+                deadline: t.deadline,
+                schedulable: be,
+                no_bound: (!be).then_some(NoBound::Deadline),
+            }
+        })
+        .collect();
+    Report {
+        schedulable: false,
+        config: *cfg,
+        tasks,
+        assigned_gpu_priorities: None,
+    }
+}
+
+/// Bounds the WCRT of every real-time task of `ts` under `cfg`. A taskset
+/// with a [`policy_error`] gets no bound for any real-time task.
 pub fn analyze(ts: &Taskset, cfg: &Config) -> Report {
+    if policy_error(ts, cfg).is_some() {
+        return refused_report(ts, cfg);
+    }
     if let Some(p) = protocol(cfg.policy) {
         return baseline_report(ts, cfg, p);
     }
@@ -217,6 +267,9 @@ pub fn analyze(ts: &Taskset, cfg: &Config) -> Report {
 /// Fast schedulability test (stops at the first miss); agrees with
 /// `analyze(ts, cfg).schedulable`.
 pub fn is_schedulable(ts: &Taskset, cfg: &Config) -> bool {
+    if policy_error(ts, cfg).is_some() {
+        return false;
+    }
     if let Some(p) = protocol(cfg.policy) {
         return baseline::bounds(ts, p, cfg.mode == WaitMode::Busy, true).schedulable;
     }

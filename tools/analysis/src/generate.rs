@@ -28,9 +28,10 @@
 //!    random, get no priority (Fig. 8f: designated after generation).
 //! 6. Rate-Monotonic priorities over the real-time tasks of the whole
 //!    taskset: shorter period = higher priority, ties broken by generation
-//!    order; the highest gets 98 (one below the update ceiling 99, U2), the
-//!    next 97, and so on (distinct values; more than 98 real-time tasks is an
-//!    error).
+//!    order; the highest gets 97 (below gcaps-boost's boost priority 98 and
+//!    the update ceiling 99, U2 and D19, so that every set is valid under
+//!    every policy), the next 96, and so on (distinct values; more than 97
+//!    real-time tasks is an error).
 //! 7. Re-allocation with Worst-Fit Decreasing: tasks in decreasing
 //!    utilisation order (ties: generation order) each go to the currently
 //!    least-loaded core (ties: lowest core index).
@@ -43,8 +44,8 @@
 //! so the same seed gives the same taskset on any machine.
 
 use crate::model::{
-    GpuSegment, Platform, Segment, Task, Taskset, Time, MAX_PRIORITY, MIN_PRIORITY, NS_PER_MS,
-    UPDATE_CEILING,
+    GpuSegment, Platform, Segment, Task, Taskset, Time, BOOST_PRIORITY, MAX_BOOST_TASK_PRIORITY,
+    MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -226,12 +227,13 @@ impl GenParams {
         let n = self.max_tasks();
         let be = (self.best_effort_ratio * n as f64).round() as u64;
         let rt = n - be.min(n);
-        let slots = (MAX_PRIORITY - MIN_PRIORITY + 1) as u64;
+        let slots = (MAX_BOOST_TASK_PRIORITY - MIN_PRIORITY + 1) as u64;
         if rt > slots {
             return err(format!(
                 "too many real-time tasks: cpus ({}) x max tasks per CPU ({}) can give {rt} \
                  real-time tasks, but there are only {slots} distinct SCHED_FIFO priorities \
-                 below the update ceiling {UPDATE_CEILING} ({MIN_PRIORITY}..={MAX_PRIORITY}); lower --cpus or --tasks-per-cpu, or raise \
+                 below the update ceiling {UPDATE_CEILING} and the boost priority {BOOST_PRIORITY} \
+                 ({MIN_PRIORITY}..={MAX_BOOST_TASK_PRIORITY}); lower --cpus or --tasks-per-cpu, or raise \
                  --best-effort-ratio",
                 self.cpus, self.tasks_per_cpu.max
             ));
@@ -465,7 +467,9 @@ pub fn generate_into(
     s.order.clear();
     s.order.extend(0..n);
     s.order.sort_by_key(|&i| (ts.tasks[i].period, i));
-    let mut prio = MAX_PRIORITY;
+    // From 97 down (below gcaps-boost's boost priority 98, D19), so that a
+    // generated set is valid under every policy.
+    let mut prio = MAX_BOOST_TASK_PRIORITY;
     for &i in &s.order {
         if !best_effort[i] {
             ts.tasks[i].priority = Some(prio);

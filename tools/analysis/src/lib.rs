@@ -20,7 +20,7 @@ pub mod taskset_file;
 pub mod wcrt;
 
 pub use analyze::{
-    analyze, is_schedulable, Config, GpuPolicy, NoBound, Report, TaskResult, WaitMode,
+    analyze, is_schedulable, policy_error, Config, GpuPolicy, NoBound, Report, TaskResult, WaitMode,
 };
 pub use taskset_file::{
     parse_taskset, to_json, to_toml, validate, Format, ParseError, ValidationError,

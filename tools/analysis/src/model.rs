@@ -16,6 +16,14 @@ pub const UPDATE_CEILING: u32 = 99;
 /// Highest SCHED_FIFO priority accepted for a real-time task: one below the
 /// update ceiling (U2).
 pub const MAX_PRIORITY: u32 = UPDATE_CEILING - 1;
+/// The SCHED_FIFO priority of the owner of the running segment under
+/// gcaps-boost (issue 20, `docs/analysis.md` D17-D19): between the task
+/// priorities and the update ceiling.
+pub const BOOST_PRIORITY: u32 = UPDATE_CEILING - 1;
+/// Highest task priority under gcaps-boost (below [`BOOST_PRIORITY`]); the
+/// generator gives priorities from here down, so that every generated set
+/// is valid for every policy.
+pub const MAX_BOOST_TASK_PRIORITY: u32 = BOOST_PRIORITY - 1;
 /// Highest accepted GPU-segment priority (a GPU priority is not a CPU
 /// priority, so the ceiling does not limit it).
 pub const MAX_GPU_PRIORITY: u32 = 99;

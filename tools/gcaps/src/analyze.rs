@@ -5,7 +5,8 @@
 use gcaps_analysis::model::{Taskset, Time, NS_PER_MS};
 use gcaps_analysis::taskset_file::escape_text;
 use gcaps_analysis::{
-    analyze, parse_taskset, Config, Format, GpuPolicy, NoBound, Report, TaskResult, WaitMode,
+    analyze, parse_taskset, policy_error, Config, Format, GpuPolicy, NoBound, Report, TaskResult,
+    WaitMode,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -291,6 +292,10 @@ pub fn run(args: Args) -> ExitCode {
             "gcaps analyze: note: --gpu-priority-assignment has no effect with --policy {} (no GPU priorities)",
             policy_name(cfg.policy)
         );
+    }
+    if let Some(msg) = policy_error(&ts, &cfg) {
+        eprintln!("gcaps analyze: {msg}");
+        return ExitCode::from(2);
     }
     let report = analyze(&ts, &cfg);
     let text = match args.format {

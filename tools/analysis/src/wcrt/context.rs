@@ -32,6 +32,10 @@ pub(crate) struct Prep {
     /// priority: each can block this task once per ready interval with one
     /// update at the ceiling (U4, D14). 0 for best-effort tasks.
     pub lower_updaters: Time,
+    /// max_j G^m_{i,j}: the longest `misc` of one GPU segment (D18).
+    pub gm_max: Time,
+    /// max_j (G^m_{i,j} + G^e_{i,j}): the longest GPU segment (D18).
+    pub seg_max: Time,
 }
 
 impl Prep {
@@ -75,6 +79,8 @@ impl Ctx {
                 let mut eta = 0u64;
                 let mut slices = 0u64;
                 let mut pieces = 0u64;
+                let mut gm_max = 0u64;
+                let mut seg_max = 0u64;
                 for s in &t.segments {
                     match s {
                         Segment::Cpu(x) => c = c.saturating_add(*x),
@@ -87,6 +93,8 @@ impl Ctx {
                                 .saturating_add(ceil_div(g.exec, slice))
                                 .saturating_add(n - 1);
                             pieces = pieces.saturating_add(n);
+                            gm_max = gm_max.max(g.misc);
+                            seg_max = seg_max.max(g.misc.saturating_add(g.exec));
                         }
                     }
                 }
@@ -103,6 +111,8 @@ impl Ctx {
                     slices,
                     pieces,
                     lower_updaters: 0,
+                    gm_max,
+                    seg_max,
                 }
             })
             .collect();
@@ -147,6 +157,11 @@ impl Ctx {
             hpp,
             order,
         }
+    }
+
+    /// True under gcaps-boost (D17-D19).
+    pub fn boost(&self) -> bool {
+        self.policy == GpuPolicy::GcapsBoost
     }
 
     /// Own work of every task (`C + G^m + G^e`): a lower bound of its

@@ -2,7 +2,10 @@
 //! keeps its TSGs on the runlist ([`hold`], D4), under the update path of
 //! U1-U4: every update runs at the ceiling, the runlist lock grants in FIFO
 //! order (D13), and a lower-priority updater on the core can block a task
-//! once per ready interval (D14).
+//! once per ready interval (D14). gcaps-boost (issue 20) shares all of it
+//! but two terms: a running segment's owner is boosted, so the hold has no
+//! CPU preemption by its core's tasks (D17), and a boosted lower-priority
+//! segment can delay a task on its core (D18).
 
 use super::context::Ctx;
 use super::view::{term, Deps, Term, View};
@@ -50,6 +53,10 @@ fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
 /// not charged elsewhere in the analysis that uses the hold (D13): at most
 /// `ctx.lock_wait`. Precomputed holds ([`View::holds`]) use
 /// `ctx.lock_wait`, which is never smaller.
+///
+/// gcaps-boost (D17): the time `k`'s segments are the *running* segment
+/// (Alg. 1's winner); while it runs, k is boosted above every task of its
+/// core, so nothing of hpp(k) is added: the same base, capped by `R_k`.
 pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut Deps) -> Time {
     if let Some(h) = view.holds {
         return h[k];
@@ -61,6 +68,9 @@ pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut
         .saturating_add(eps.saturating_mul(2).saturating_mul(pk.eta))
         .saturating_add(open_non_cpu(ctx, k, lock_wait));
     let wk = view.resp(ctx, k, deps);
+    if ctx.boost() {
+        return base.min(wk);
+    }
     // Fixed point over the total open time H of one job: the eta_k open
     // intervals (total length H) meet at most
     // ceil((H + eta_k J_x) / T_x) + eta_k - 1 jobs of x (sum of per-interval
@@ -213,5 +223,57 @@ pub(super) fn build(
         let r = view.resp(ctx, k, deps);
         terms.push(term(ctx.p[k].period, r, e, true));
     }
+    if ctx.boost() {
+        own = own.saturating_add(boosted_lower(ctx, view, i, terms));
+    }
     own
+}
+
+/// gcaps-boost: the CPU time on its core of one segment of `l` that runs
+/// boosted (D18): busy-waiting, the whole segment `G^m + G^e` (it spins at
+/// the boost priority) and its end update; self-suspending, its `G^m` and
+/// its end update. Returns (longest segment, sum per job).
+fn boosted_cpu(ctx: &Ctx, l: usize) -> (Time, Time) {
+    let pl = &ctx.p[l];
+    let eps = ctx.eps;
+    let (one, all) = match ctx.mode {
+        WaitMode::Busy => (pl.seg_max, pl.gm.saturating_add(pl.ge)),
+        WaitMode::Suspend => (pl.gm_max, pl.gm),
+    };
+    (
+        one.saturating_add(eps),
+        all.saturating_add(eps.saturating_mul(pl.eta)),
+    )
+}
+
+/// gcaps-boost (D18): the boosted segments of lower-priority GPU tasks of
+/// tau_i's core. A lower `l` runs while tau_i is ready only boosted, i.e.
+/// while its segment is the running one, which cannot happen while tau_i
+/// has an open segment (tau_i outranks it on the GPU); so only in the
+/// `1 + eta_i` intervals without an open segment of tau_i (from the
+/// release, and from each end update: the hand-over on one core), each
+/// with at most one segment of each `l`. Per `l`: `(1 + eta_i)` times its
+/// longest boosted segment, and when `R_l` is at hand also at most its
+/// boosted segments in tau_i's window (jitter `R_l - e`). Pushes the
+/// window-capped terms and returns the count-only charges (no `R_l`).
+fn boosted_lower(ctx: &Ctx, view: &View, i: usize, terms: &mut Vec<Term>) -> Time {
+    let pi = &ctx.p[i];
+    let intervals = 1 + pi.eta;
+    let mut fixed: Time = 0;
+    for (l, pl) in ctx.p.iter().enumerate() {
+        if !(pl.rt && pl.gpu() && pl.cpu == pi.cpu && pl.prio < pi.prio) {
+            continue;
+        }
+        let (one, per_job) = boosted_cpu(ctx, l);
+        let by_count = intervals.saturating_mul(one);
+        match view.resp_if_known(ctx, l) {
+            Some(r) => {
+                let mut t = term(pl.period, r, per_job, true);
+                t.cap = Some(by_count);
+                terms.push(t);
+            }
+            None => fixed = fixed.saturating_add(by_count),
+        }
+    }
+    fixed
 }

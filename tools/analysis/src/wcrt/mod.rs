@@ -46,10 +46,9 @@ pub enum GpuPolicy {
     TsgRr,
     /// GCAPS priority-based preemptive GPU context scheduling (Sec. 6.3).
     Gcaps,
-    /// GCAPS with the holder boost of issue 20 (`/work/boost-spec.md`):
-    /// the owner of the running segment runs at SCHED_FIFO 98 (above every
-    /// analysed task priority, below the update ceiling). Placeholder: no
-    /// task gets a bound yet (trivially sound).
+    /// GCAPS with the holder boost of issue 20: the owner of the running
+    /// segment runs at SCHED_FIFO 98, above every task priority (1..=97)
+    /// and below the update ceiling (`docs/analysis.md` D17-D19).
     GcapsBoost,
     /// GPU segments as critical sections under MPCP (bounded by
     /// [`crate::baseline`], not by this module).

@@ -18,13 +18,8 @@ pub(crate) fn build(
     terms.clear();
     match ctx.policy {
         GpuPolicy::TsgRr => tsg_rr::build(ctx, view, i, terms, deps),
-        GpuPolicy::Gcaps => gcaps::build(ctx, view, i, terms, deps),
-        // Placeholder until the gcaps-boost terms exist: no bound for any
-        // task (an own work above every deadline fails every fixed point).
-        GpuPolicy::GcapsBoost => {
-            deps.failed = true;
-            Time::MAX
-        }
+        // gcaps-boost shares the GCAPS terms but D17/D18 (in `gcaps`).
+        GpuPolicy::Gcaps | GpuPolicy::GcapsBoost => gcaps::build(ctx, view, i, terms, deps),
         // `crate::analyze` bounds the lock-based baselines with
         // `crate::baseline` and never builds a context for them.
         GpuPolicy::Mpcp | GpuPolicy::FmlpPlus => unreachable!("lock-based baseline in wcrt"),

@@ -84,13 +84,16 @@ impl View<'_> {
 /// One interference term: ceil((R + jitter) / period) * demand, or, with
 /// `alt = Some((jitter', demand'))`, the smaller of that and
 /// ceil((R + jitter') / period) * demand' (two sound bounds of the same
-/// task's delay, D3).
+/// task's delay, D3), and with `cap = Some(c)` never more than `c` (a bound
+/// of the same delay per job of the analysed task that does not grow with
+/// the window, D18).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Term {
     pub period: Time,
     pub jitter: Time,
     pub demand: Time,
     pub alt: Option<(Time, Time)>,
+    pub cap: Option<Time>,
 }
 
 impl Term {
@@ -98,10 +101,11 @@ impl Term {
     pub fn at(&self, r: Time) -> Time {
         let first =
             ceil_div(r.saturating_add(self.jitter), self.period).saturating_mul(self.demand);
-        match self.alt {
+        let v = match self.alt {
             None => first,
             Some((j, d)) => first.min(ceil_div(r.saturating_add(j), self.period).saturating_mul(d)),
-        }
+        };
+        self.cap.map_or(v, |c| v.min(c))
     }
 }
 
@@ -118,5 +122,6 @@ pub(crate) fn term(period: Time, resp: Time, demand: Time, with_jitter: bool) ->
         },
         demand,
         alt: None,
+        cap: None,
     }
 }
