@@ -50,7 +50,8 @@ fn d17_remote_hold_has_no_cpu_preemption_on_the_holders_core() {
     // Guards D17 (the boosted hold). Checked to fail on: the hold keeping
     // plain GCAPS's fixed point over hpp(k) (9.4 -> 19.4); the hold without
     // its lower updaters' ceiling updates (D14 part, 9.4 -> 9.2); the hold
-    // without its end-update lock wait (9.4 -> 9.3).
+    // without its end-update lock wait (9.4 -> 9.3, and 12.8 -> 12.6 in the
+    // window-cap test).
     //
     // A, suspend. Own: C 2 + G^m 0.5 + G^e 2 = 4.5, own updates 2 eps = 0.2.
     // No lower updater on core 0. Lock waits (D13): the other updaters are
@@ -78,6 +79,35 @@ fn d17_remote_hold_has_no_cpu_preemption_on_the_holders_core() {
     assert_eq!(wcrt(&t, BOOST, BUSY, "A"), Some(ms(9.3)));
 }
 
+#[test]
+fn d17_equal_priority_peer_of_the_holder_preempts_it() {
+    // Guards D17's equal-priority peers. Checked to fail on: the peers'
+    // updates dropped from the boosted hold (9.4 -> 9.2).
+    //
+    // Y (core 1) has K's CPU priority 6 but GPU priority 4, below A's 5: not
+    // a holder of A. While K's segment is pending and K unboosted, Y can
+    // run (K at the tail of priority 6 after the ceiling or the boost) and
+    // queue a begin (or its end is already queued before K's begin); each
+    // may be granted while K runs boosted and preempt it for eps: at most
+    // two per segment of K (then Y's segment is open and pending behind K).
+    // eps = 0.1, three updaters (A, K, Y).
+    // A, suspend: own 4.5 + own updates 0.2 + lock waits 2 * (Y: 0.1) = 4.9.
+    // K's hold: G^m 1 + G^e 3 + 2 eps 0.2 + end wait (Y) 0.1 + Y's two
+    // updates 0.2 = 4.5 (one job: R_K is far below 50 - R_A).
+    // R_A = 4.9 + 4.5 = 9.4.
+    let mut y = task("Y", 1, 6, 100.0, vec![gpu(0.1, 0.5)]);
+    y.gpu_priority = Some(4);
+    let t = ts(
+        0.1,
+        vec![
+            task("A", 0, 5, 100.0, vec![cpu(1.0), gpu(0.5, 2.0), cpu(1.0)]),
+            task("K", 1, 6, 50.0, vec![gpu(1.0, 3.0)]),
+            y,
+        ],
+    );
+    assert_eq!(wcrt(&t, BOOST, SUSPEND, "A"), Some(ms(9.4)));
+}
+
 /// A (prio 5, one segment) with two lower GPU tasks on its core: M (prio 3,
 /// two segments (0.4, 3) and (0.6, 1)) and L (prio 2, one segment (0.3,
 /// 1)). eps = 0.1, three updaters: W = 0.2.
@@ -98,9 +128,9 @@ fn local_lower_set() -> Vec<Task> {
 #[test]
 fn d18_boosted_lower_segments_per_interval_without_an_open_segment() {
     // Guards D18's count. Checked to fail on: 1 + eta_i -> 1 interval
-    // (busy 15.5 -> 10.6, suspend 8.1 -> 7.0); busy charging only G^m
-    // (15.5 -> 8.1); the end update's eps dropped (busy 15.5 -> 15.1);
-    // suspend charging the whole segment (8.1 -> 15.5).
+    // (busy 15.5 -> 10.6); busy charging only G^m (15.5 -> 7.9); the end
+    // update's eps dropped (busy 15.5 -> 15.1); suspend charging the whole
+    // segment (8.1 -> 15.7).
     //
     // A: C 2 + G^m 0.5 + G^e 2 = 4.5, own updates 0.2; lock waits (D13):
     // both other updaters queue ahead of each request, 2 * 0.2 = 0.4.
@@ -146,8 +176,8 @@ fn d18_cpu_only_task_has_one_interval() {
 #[test]
 fn d18_window_cap_when_the_lower_bound_is_known() {
     // Guards D18's per-window cap. Checked to fail on: the cap dropped (the
-    // count alone: busy 12.8 -> 15.5, suspend 8.0 -> 8.6); the window demand
-    // without the end updates' eps (busy 12.8 -> 12.5).
+    // count alone: busy 12.8 -> 16.0); the window demand without the end
+    // updates' eps (busy 12.8 -> 12.5).
     //
     // The set of the test above plus G (core 2, CPU priority 1, GPU priority
     // 9, one segment (0, 0.1), T 1000): a holder of A (D5) analysed after A,

@@ -529,3 +529,34 @@ fn usage_error_is_one_escaped_line() {
         "{err:?}"
     );
 }
+
+/// gcaps-boost refuses a task priority at or above its boost priority 98
+/// with one line and exit status 2 (docs/analysis.md D19); 97 is analysed.
+#[test]
+fn gcaps_boost_refuses_priority_98() {
+    let hi = GOOD.replace("priority = 70", "priority = 98");
+    let f = file(&hi, ".toml");
+    let out = gcaps()
+        .args(["analyze", "--policy", "gcaps-boost"])
+        .arg(f.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        err,
+        "gcaps analyze: task 'histogram' field 'priority': must be in 1..=97 under gcaps-boost, below the boost priority 98, got 98 (docs/analysis.md D19)\n"
+    );
+    let ok = file(&GOOD.replace("priority = 70", "priority = 97"), ".toml");
+    let out = gcaps()
+        .args(["analyze", "--policy", "gcaps-boost", "--format", "json"])
+        .arg(ok.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["policy"], "gcaps-boost");
+    // Plain GCAPS accepts 98 (below the update ceiling).
+    let out = gcaps().arg("analyze").arg(f.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}

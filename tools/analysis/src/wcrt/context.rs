@@ -32,6 +32,9 @@ pub(crate) struct Prep {
     /// priority: each can block this task once per ready interval with one
     /// update at the ceiling (U4, D14). 0 for best-effort tasks.
     pub lower_updaters: Time,
+    /// Real-time GPU-using tasks on the same core with the same CPU
+    /// priority (D17). 0 for best-effort tasks.
+    pub equal_updaters: Time,
     /// max_j G^m_{i,j}: the longest `misc` of one GPU segment (D18).
     pub gm_max: Time,
     /// max_j (G^m_{i,j} + G^e_{i,j}): the longest GPU segment (D18).
@@ -111,6 +114,7 @@ impl Ctx {
                     slices,
                     pieces,
                     lower_updaters: 0,
+                    equal_updaters: 0,
                     gm_max,
                     seg_max,
                 }
@@ -122,6 +126,15 @@ impl Ctx {
                 p[i].lower_updaters = (0..p.len())
                     .filter(|&x| {
                         p[x].rt && p[x].gpu() && p[x].cpu == p[i].cpu && p[x].prio < p[i].prio
+                    })
+                    .count() as Time;
+                p[i].equal_updaters = (0..p.len())
+                    .filter(|&x| {
+                        x != i
+                            && p[x].rt
+                            && p[x].gpu()
+                            && p[x].cpu == p[i].cpu
+                            && p[x].prio == p[i].prio
                     })
                     .count() as Time;
             }

@@ -56,7 +56,10 @@ fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
 ///
 /// gcaps-boost (D17): the time `k`'s segments are the *running* segment
 /// (Alg. 1's winner); while it runs, k is boosted above every task of its
-/// core, so nothing of hpp(k) is added: the same base, capped by `R_k`.
+/// core, so nothing of hpp(k) is added: the same base, plus up to two
+/// updates per segment of each equal-priority GPU task of k's core (which
+/// can run while k is ready but not boosted, and whose updates are not
+/// charged to a holder when its GPU priority is lower), capped by `R_k`.
 pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut Deps) -> Time {
     if let Some(h) = view.holds {
         return h[k];
@@ -69,7 +72,10 @@ pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut
         .saturating_add(open_non_cpu(ctx, k, lock_wait));
     let wk = view.resp(ctx, k, deps);
     if ctx.boost() {
-        return base.min(wk);
+        let peers = eps
+            .saturating_mul(2 * pk.eta)
+            .saturating_mul(pk.equal_updaters);
+        return base.saturating_add(peers).min(wk);
     }
     // Fixed point over the total open time H of one job: the eta_k open
     // intervals (total length H) meet at most
