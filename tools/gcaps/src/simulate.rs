@@ -6,12 +6,12 @@ use crate::analyze::{InputFormat, OutputFormat};
 use gcaps_sim::input::{parse, parse_release_flag, scenario_toml, SimInput};
 use gcaps_sim::search::{explore, Search};
 use gcaps_sim::soundness::{
-    analysis_bounds, check_set, default_search, mode_name, model_for, point_taskset, points,
+    analysis_bounds, check_set_timed, default_search, mode_name, model_for, point_taskset, points,
     policy_name, Violation, PAIRS,
 };
 use gcaps_sim::{
-    run, Config, Exec, GpuPolicy, LockOrder, MiscSplit, RunResult, Scenario, SimModel, Time,
-    WaitMode, NS_PER_MS,
+    run, BoostTiming, Config, Exec, GpuPolicy, LockOrder, MiscSplit, RunResult, Scenario, SimModel,
+    Time, WaitMode, NS_PER_MS,
 };
 use rayon::prelude::*;
 use serde_json::json;
@@ -43,6 +43,25 @@ enum LockArg {
     Fifo,
     /// CPU-priority order (the lock model of the analysis before U3).
     CpuPriority,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum BoostTimingArg {
+    /// Boost and unboost at the end of the update, with the runlist (U8, the model).
+    AtEnd,
+    /// Unboost at the decision, boost at the end (also within U8).
+    UnboostAtDecision,
+    /// Both at the decision, before the submit (outside U8; for the finding
+    /// tests/regressions/boost-handover-update-busy.toml).
+    AtDecision,
+}
+
+fn boost_timing(b: BoostTimingArg) -> BoostTiming {
+    match b {
+        BoostTimingArg::AtEnd => BoostTiming::AtEnd,
+        BoostTimingArg::UnboostAtDecision => BoostTiming::UnboostAtDecision,
+        BoostTimingArg::AtDecision => BoostTiming::AtDecision,
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -117,6 +136,9 @@ pub struct SimulateArgs {
     /// Runlist lock order.
     #[arg(long, value_enum, default_value = "fifo")]
     lock: LockArg,
+    /// gcaps-boost: when the boost moves inside the update.
+    #[arg(long, value_enum, default_value = "at-end")]
+    boost_timing: BoostTimingArg,
     /// Releases happen in [0, MS) (default: the file's horizon, else 10 longest periods,
     /// at least 1000 ms).
     #[arg(long, value_name = "MS")]
@@ -259,6 +281,7 @@ fn simulate(args: &SimulateArgs) -> Result<(String, bool), String> {
     };
     let mut cfg = Config::new(policy(args.policy), mode(args.mode), horizon);
     cfg.lock = lock(args.lock);
+    cfg.boost_timing = boost_timing(args.boost_timing);
     let has_table = input.sim != Default::default();
     let synchronous = match args.scenario {
         Some(ScenarioArg::Synchronous) => true,
@@ -704,6 +727,9 @@ pub struct SoundnessArgs {
     /// Lock order(s) simulated.
     #[arg(long, value_enum, default_value = "both")]
     lock: LockSel,
+    /// gcaps-boost: when the boost moves inside the update.
+    #[arg(long, value_enum, default_value = "at-end")]
+    boost_timing: BoostTimingArg,
     /// Write each violation as a replayable taskset file into DIR.
     #[arg(long, value_name = "DIR")]
     regressions: Option<PathBuf>,
@@ -781,7 +807,7 @@ pub fn run_soundness(args: SoundnessArgs) -> ExitCode {
                 let search = default_search(&ts, args.seed ^ k, args.runs);
                 let mut v = Vec::new();
                 for &l in &locks {
-                    let out = check_set(&ts, l, &search)?;
+                    let out = check_set_timed(&ts, l, boost_timing(args.boost_timing), &search)?;
                     let mut files = String::new();
                     for o in &out {
                         for viol in &o.violations {
@@ -804,11 +830,16 @@ pub fn run_soundness(args: SoundnessArgs) -> ExitCode {
     });
     let secs = start.elapsed().as_secs_f64();
     let mut text = format!(
-        "soundness: {} generated tasksets ({} parameter points), seed {}, {} adversarial runs per accepted set and pair\n",
+        "soundness: {} generated tasksets ({} parameter points), seed {}, {} adversarial runs per accepted set and pair{}\n",
         args.sets,
         pts.len(),
         args.seed,
-        args.runs
+        args.runs,
+        match args.boost_timing {
+            BoostTimingArg::AtEnd => "",
+            BoostTimingArg::UnboostAtDecision => " (gcaps-boost: unboost at the decision)",
+            BoostTimingArg::AtDecision => " (gcaps-boost: boost at the decision, outside U8)",
+        }
     );
     let mut total_viol = 0u64;
     let mut total_events = 0u64;

@@ -74,6 +74,22 @@ pub enum LockOrder {
     CpuPriority,
 }
 
+/// When, inside the update that changes the running segment, the boost moves (issue 20).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum BoostTiming {
+    /// Both at the end of the update, with the runlist reaching the GPU: the new owner is
+    /// boosted no earlier than its TSGs get the GPU, the old one unboosted no later than
+    /// they lose it (U8 of `docs/analysis.md`, the model the analysis bounds).
+    #[default]
+    AtEnd,
+    /// The old owner is unboosted at the decision, the new one boosted at the end (also
+    /// within U8).
+    UnboostAtDecision,
+    /// Both at the decision, before the submit (outside U8: the new owner may busy-wait at
+    /// `boost_prio` for the rest of the update before its TSGs are eligible).
+    AtDecision,
+}
+
 /// Engine configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Config {
@@ -93,9 +109,10 @@ pub struct Config {
     /// Holder boost (gcaps-boost, issue 20): the owner of the running segment
     /// (`Policy::running_rt()`) runs at `boost_prio`, above every task priority and below
     /// the update ceiling. Applied and removed by the update that changes the running
-    /// segment, right after its decision (before the runlist reaches the GPU, as the
-    /// module boosts before the submit). GCAPS policies only.
+    /// segment, at the instants `boost_timing` says. GCAPS policies only.
     pub boost: bool,
+    /// When the boost moves inside the update (default: at its end, U8).
+    pub boost_timing: BoostTiming,
     /// Tail rule (gcaps-boost): a thread that loses the boost or returns from the update
     /// ceiling goes to the tail of its priority level (plain GCAPS: the head, U6). GCAPS
     /// policies only.
@@ -114,6 +131,7 @@ impl Config {
             record: false,
             keep_responses: true,
             boost: policy == GpuPolicy::GcapsBoost,
+            boost_timing: BoostTiming::AtEnd,
             tail: policy == GpuPolicy::GcapsBoost,
         }
     }
@@ -607,8 +625,10 @@ impl<'m> Sim<'m> {
             } else {
                 None
             };
-            if self.cfg.boost {
-                self.update_boost(i);
+            match (self.cfg.boost, self.cfg.boost_timing) {
+                (false, _) | (true, BoostTiming::AtEnd) => {}
+                (true, BoostTiming::UnboostAtDecision) => self.update_boost(i, false),
+                (true, BoostTiming::AtDecision) => self.update_boost(i, true),
             }
         }
         self.set_phase(i, Phase::Hold);
@@ -627,6 +647,9 @@ impl<'m> Sim<'m> {
                 self.mark(Mark::Runlist { by: i, tsgs });
             }
             self.gpu_runlist_changed();
+        }
+        if self.cfg.boost && self.cfg.boost_timing != BoostTiming::AtDecision {
+            self.update_boost(i, true);
         }
         self.lock_holder = None;
         self.t[i].pc += 1;
@@ -662,11 +685,10 @@ impl<'m> Sim<'m> {
         }
     }
 
-    /// Holder boost, in `by`'s update right after its decision (before the submit, as the
-    /// module does): the owner of the running segment
-    /// (`Policy::running_rt()`, decided by the policy crate) is boosted, the previous
-    /// owner (if another) loses the boost and is requeued in its own level.
-    fn update_boost(&mut self, by: usize) {
+    /// Holder boost, in `by`'s update: the owner of the running segment
+    /// (`Policy::running_rt()`, decided by the policy crate) is boosted (if `raise`), the
+    /// previous owner (if another) loses the boost and is requeued in its own level.
+    fn update_boost(&mut self, by: usize, raise: bool) {
         let owner = self.policy.as_ref().and_then(|p| p.running_rt()).map(|id| {
             self.t
                 .iter()
@@ -681,7 +703,7 @@ impl<'m> Sim<'m> {
             self.dirty[self.t[o].cpu] = true;
             self.mark(Mark::Unboost { task: o, by });
         }
-        if let Some(w) = owner {
+        if let Some(w) = owner.filter(|_| raise) {
             self.boosted = Some(w);
             self.dirty[self.t[w].cpu] = true;
             self.mark(Mark::Boost { task: w, by });

@@ -4,7 +4,7 @@
 //! Every use of the analysis crate's API (configuration types, `analyze`) is in
 //! [`analysis_bounds`], so a rename there changes one function here.
 
-use crate::engine::{Config, GpuPolicy, LockOrder, WaitMode};
+use crate::engine::{BoostTiming, Config, GpuPolicy, LockOrder, WaitMode};
 use crate::model::{SimModel, Time, NS_PER_MS};
 use crate::scenario::Scenario;
 use crate::search::{explore, Observed, Search};
@@ -208,6 +208,16 @@ pub fn check_set(
     lock: LockOrder,
     search: &Search,
 ) -> Result<[PairOutcome; NPAIRS], String> {
+    check_set_timed(ts, lock, BoostTiming::AtEnd, search)
+}
+
+/// [`check_set`] with the gcaps-boost pairs' boost moved at `timing` inside the update.
+pub fn check_set_timed(
+    ts: &Taskset,
+    lock: LockOrder,
+    timing: BoostTiming,
+    search: &Search,
+) -> Result<[PairOutcome; NPAIRS], String> {
     let mut out: [PairOutcome; NPAIRS] = Default::default();
     for (k, &(policy, mode)) in PAIRS.iter().enumerate() {
         let b = analysis_bounds(ts, policy, mode, true);
@@ -217,6 +227,7 @@ pub fn check_set(
         let m = model_for(ts, &b)?;
         let mut cfg = Config::new(policy, mode, search.horizon);
         cfg.lock = lock;
+        cfg.boost_timing = timing;
         cfg.keep_responses = false;
         let obs: Observed = explore(&m, &cfg, search)?;
         let o = &mut out[k];

@@ -10,7 +10,7 @@
 use gcaps_analysis::Format;
 use gcaps_sim::input::parse;
 use gcaps_sim::soundness::analysis_bounds;
-use gcaps_sim::{run, Config, GpuPolicy, LockOrder, Scenario, SimModel, WaitMode};
+use gcaps_sim::{run, BoostTiming, Config, GpuPolicy, LockOrder, Scenario, SimModel, WaitMode};
 
 const MS: u64 = 1_000_000;
 
@@ -21,6 +21,17 @@ fn replay_all(
     policy: GpuPolicy,
     mode: WaitMode,
     lock: LockOrder,
+) -> (Vec<(u64, Option<u64>)>, bool) {
+    replay_timed(file, policy, mode, lock, BoostTiming::AtEnd)
+}
+
+/// [`replay_all`] with the boost moved at `timing` inside the update.
+fn replay_timed(
+    file: &str,
+    policy: GpuPolicy,
+    mode: WaitMode,
+    lock: LockOrder,
+    timing: BoostTiming,
 ) -> (Vec<(u64, Option<u64>)>, bool) {
     let text = std::fs::read_to_string(format!(
         "{}/tests/regressions/{file}",
@@ -33,6 +44,7 @@ fn replay_all(
     input.sim.apply(&model, &mut sc);
     let mut cfg = Config::new(policy, mode, input.sim.horizon.expect("horizon"));
     cfg.lock = lock;
+    cfg.boost_timing = timing;
     let r = run(&model, &cfg, &sc).expect("runs");
     let b = analysis_bounds(&input.taskset, policy, mode, false);
     (
@@ -47,13 +59,6 @@ fn replay(file: &str, mode: WaitMode, lock: LockOrder) -> (u64, Option<u64>) {
     replay_all(file, GpuPolicy::Gcaps, mode, lock).0[0]
 }
 
-/// Files whose gcaps-boost busy schedule exceeds the current analysis bound (the finding
-/// of `boost-handover-update-busy.toml`).
-const KNOWN_GAP: [&str; 2] = [
-    "boost-handover-update-busy.toml",
-    "u4-release-blocking.toml",
-];
-
 /// Every regression file under gcaps-boost: task 0's simulated response (the schedules
 /// below), and every task within its gcaps-boost bound wherever the analysis gives one.
 #[test]
@@ -67,18 +72,19 @@ fn gcaps_boost_replays_every_regression_file() {
     ];
     // Task 0 per file: [busy fifo, busy cpu-priority, suspend fifo, suspend cpu-priority].
     // u3: as under gcaps (H wins at once, its own segment). u4 busy: R boosted on core 0;
-    // L1 and L2 update 1-3 as under gcaps, H runs 3-6; R's end decision at 6 makes L1 the
-    // winner: boosted L1 preempts H and spins 6-12 (its TSG runlisted at 7), ends 12-13
-    // (L2 boosted at 12), L2 spins 12-18, ends 18-19; H 19-20.6: 20 ms, two whole lower
-    // segments (the busy local blocking of gcaps-boost); suspend: the lower owners sleep
-    // during their GPU work, H 7 ms as under gcaps. u6: `tests/boost.rs` (d).
-    // boost-handover-update-busy: the schedule in its header (busy); suspend: L sleeps
-    // through 4-7, H runs 2-4.5 after L's begin update (H 3.3 ms).
+    // L1 and L2 update 1-3 as under gcaps, H runs 3-7; R's end (6-7) makes L1 the winner:
+    // boosted at 7 with its TSG, L1 preempts H and spins 7-12, ends 12-13 (L2 boosted at
+    // 13), L2 spins 13-18, ends 18-19; H 19-19.6: 19 ms, two whole lower segments (the
+    // busy local blocking of gcaps-boost, D18); suspend: the lower owners sleep during
+    // their GPU work, H 7 ms as under gcaps. u6: `tests/boost.rs` (d).
+    // boost-handover-update-busy: H runs 2-4.5 after L's begin update, before L is
+    // boosted at 5 (U8), 3.3 ms in both modes (the header's 7.3 ms needs the boost at the
+    // decision, below).
     let expect: [[u64; 4]; 5] = [
-        [7_300_000, 7_300_000, 3_300_000, 3_300_000],
-        [10_811_685, 10_660_868, 9_511_799, 8_511_799],
+        [3_300_000, 3_300_000, 3_300_000, 3_300_000],
+        [11_548_926, 10_708_016, 9_511_799, 8_511_799],
         [6_600_000, 4_600_000, 6_600_000, 4_600_000],
-        [20 * MS, 20 * MS, 7 * MS, 7 * MS],
+        [19 * MS, 19 * MS, 7 * MS, 7 * MS],
         [19_400_000, 19_400_000, 12_400_000, 12_400_000],
     ];
     for (f, file) in FILES.iter().enumerate() {
@@ -89,12 +95,6 @@ fn gcaps_boost_replays_every_regression_file() {
                 assert_eq!(tasks[0].0, expect[f][k], "{file} {mode:?} {lock:?}");
                 k += 1;
                 for (i, &(obs, bound)) in tasks.iter().enumerate() {
-                    // The finding below (`boost_handover_update_...`, also u4 in busy
-                    // mode, the same class): checked in its own (ignored) test until the
-                    // analysis charges it.
-                    if KNOWN_GAP.contains(file) && mode == WaitMode::Busy {
-                        continue;
-                    }
                     if let Some(b) = bound {
                         assert!(obs <= b, "{file} {mode:?} {lock:?} task {i}: {obs} > {b}");
                     }
@@ -240,32 +240,32 @@ fn u6_equal_priorities_busy_deadlock_with_a_remote_gpu_holder() {
     within(18_400_000, b.wcrt[1].expect("bounded"));
 }
 
-/// Found by `gcaps soundness` under gcaps-boost, busy mode (schedule in the file's header):
-/// the boosted lower segment L busy-waits at `boost_prio` for the rest of the update that
-/// made it the winner (it is boosted at that update's decision, its TSG is eligible at the
-/// update's end), so it blocks H for epsilon + G^m + G^e + epsilon. The analysis's busy
-/// local blocking charges G^m + G^e + epsilon (6.5 ms against 7.3 ms observed).
+/// Found by `gcaps soundness` under gcaps-boost, busy mode, while the simulator boosted at
+/// the decision (schedule in the file's header): the boosted lower segment L busy-waits at
+/// `boost_prio` for the rest of the update that made it the winner, so it blocks H for
+/// epsilon + G^m + G^e + epsilon, and the analysis's D18 charges G^m + G^e + epsilon. The
+/// analysis states U8 (boost no earlier than the submit) instead, so D18 holds for an
+/// implementation that boosts at the update's end (H 3.3 ms here), and this file shows
+/// why the module must not boost before the submit (H 7.3 ms > 6.5 ms).
 #[test]
-#[ignore = "analysis gap (gcaps-boost busy local blocking misses the hand-over update's epsilon); un-ignore when the analysis charges it"]
-fn boost_handover_update_blocks_busy_for_an_extra_epsilon() {
-    let (tasks, accepted) = replay_all(
-        "boost-handover-update-busy.toml",
-        GpuPolicy::GcapsBoost,
-        WaitMode::Busy,
-        LockOrder::Fifo,
-    );
-    assert_eq!(tasks[0].0, 7_300_000);
+fn boost_before_the_submit_breaks_d18_u8_required() {
+    let run_at = |t: BoostTiming| {
+        replay_timed(
+            "boost-handover-update-busy.toml",
+            GpuPolicy::GcapsBoost,
+            WaitMode::Busy,
+            LockOrder::Fifo,
+            t,
+        )
+    };
+    let (tasks, accepted) = run_at(BoostTiming::AtEnd);
     assert!(accepted);
-    within(tasks[0].0, tasks[0].1.expect("bounded"));
-    // u4-release-blocking.toml, busy: the same class (L1 boosted at R's end decision,
-    // 6-7 before its TSG is eligible): H 20 ms.
-    let (tasks, _) = replay_all(
-        "u4-release-blocking.toml",
-        GpuPolicy::GcapsBoost,
-        WaitMode::Busy,
-        LockOrder::Fifo,
-    );
-    if let Some(b) = tasks[0].1 {
-        within(tasks[0].0, b);
-    }
+    let bound = tasks[0].1.expect("bounded");
+    assert_eq!(tasks[0].0, 3_300_000);
+    within(tasks[0].0, bound);
+    let (tasks, _) = run_at(BoostTiming::UnboostAtDecision);
+    assert_eq!(tasks[0].0, 3_300_000);
+    let (tasks, _) = run_at(BoostTiming::AtDecision);
+    assert_eq!(tasks[0].0, 7_300_000);
+    assert!(tasks[0].0 > bound, "outside U8 the bound does not hold");
 }
