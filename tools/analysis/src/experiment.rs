@@ -54,7 +54,8 @@ impl Series {
 /// paper ("we first run the response time test with the default RM
 /// priorities, and if the test fails, try again with separate priorities
 /// for GPU segments"). MPCP and FMLP+ treat each GPU segment as a critical
-/// section (the paper's synchronization-based baselines).
+/// section (the paper's synchronization-based baselines). gcaps-boost
+/// (issue 20, D17-D19) uses the same fallback.
 pub fn fig8_series() -> Vec<Series> {
     vec![
         Series::new("tsg_rr_busy", GpuPolicy::TsgRr, WaitMode::Busy, false),
@@ -75,10 +76,23 @@ pub fn fig8_series() -> Vec<Series> {
             WaitMode::Suspend,
             false,
         ),
+        Series::new(
+            "gcaps_boost_busy_gpa",
+            GpuPolicy::GcapsBoost,
+            WaitMode::Busy,
+            true,
+        ),
+        Series::new(
+            "gcaps_boost_suspend_gpa",
+            GpuPolicy::GcapsBoost,
+            WaitMode::Suspend,
+            true,
+        ),
     ]
 }
 
-/// The Fig. 9 comparison: GCAPS with and without GPU priority assignment.
+/// The Fig. 9 comparison: GCAPS and gcaps-boost with and without GPU
+/// priority assignment.
 pub fn fig9_series() -> Vec<Series> {
     vec![
         Series::new("gcaps_busy_no_gpa", GpuPolicy::Gcaps, WaitMode::Busy, false),
@@ -92,6 +106,30 @@ pub fn fig9_series() -> Vec<Series> {
         Series::new(
             "gcaps_suspend_gpa",
             GpuPolicy::Gcaps,
+            WaitMode::Suspend,
+            true,
+        ),
+        Series::new(
+            "gcaps_boost_busy_no_gpa",
+            GpuPolicy::GcapsBoost,
+            WaitMode::Busy,
+            false,
+        ),
+        Series::new(
+            "gcaps_boost_busy_gpa",
+            GpuPolicy::GcapsBoost,
+            WaitMode::Busy,
+            true,
+        ),
+        Series::new(
+            "gcaps_boost_suspend_no_gpa",
+            GpuPolicy::GcapsBoost,
+            WaitMode::Suspend,
+            false,
+        ),
+        Series::new(
+            "gcaps_boost_suspend_gpa",
+            GpuPolicy::GcapsBoost,
             WaitMode::Suspend,
             true,
         ),

@@ -302,9 +302,10 @@ fn every_sweep_point_generates_valid_tasksets() {
     assert!(select("nope").is_none());
     for sweep in &all {
         assert!(sweep.points.len() >= 8, "{}", sweep.name);
-        // Fig. 8: eight curves (with MPCP and FMLP+); Fig. 9: four.
+        // Fig. 8: ten curves (with MPCP, FMLP+ and gcaps-boost); Fig. 9:
+        // eight (gcaps and gcaps-boost, with and without assignment).
         let fig8 = sweep.name != "gpu-priority-gain";
-        assert_eq!(sweep.series.len(), if fig8 { 8 } else { 4 });
+        assert_eq!(sweep.series.len(), if fig8 { 10 } else { 8 });
         assert_eq!(FIG8.contains(&sweep.name), fig8);
         let mut w = Worker::default();
         for &x in &sweep.points {

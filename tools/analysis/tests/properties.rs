@@ -68,11 +68,13 @@ fn arb_taskset() -> impl Strategy<Value = Taskset> {
         .prop_filter("valid", |ts| validate(ts).is_ok())
 }
 
-const CONFIGS: [(GpuPolicy, WaitMode); 8] = [
+const CONFIGS: [(GpuPolicy, WaitMode); 10] = [
     (GpuPolicy::TsgRr, WaitMode::Busy),
     (GpuPolicy::TsgRr, WaitMode::Suspend),
     (GpuPolicy::Gcaps, WaitMode::Busy),
     (GpuPolicy::Gcaps, WaitMode::Suspend),
+    (GpuPolicy::GcapsBoost, WaitMode::Busy),
+    (GpuPolicy::GcapsBoost, WaitMode::Suspend),
     (GpuPolicy::Mpcp, WaitMode::Busy),
     (GpuPolicy::Mpcp, WaitMode::Suspend),
     (GpuPolicy::FmlpPlus, WaitMode::Busy),
@@ -158,9 +160,10 @@ proptest! {
     }
 
     #[test]
-    fn assignment_never_loses_and_respects_core_order(ts in arb_taskset(), busy in any::<bool>()) {
+    fn assignment_never_loses_and_respects_core_order(ts in arb_taskset(), busy in any::<bool>(), boost in any::<bool>()) {
         let mode = if busy { WaitMode::Busy } else { WaitMode::Suspend };
-        let base = Config { policy: GpuPolicy::Gcaps, mode, gpu_priority_assignment: false };
+        let policy = if boost { GpuPolicy::GcapsBoost } else { GpuPolicy::Gcaps };
+        let base = Config { policy, mode, gpu_priority_assignment: false };
         let gpa = Config { gpu_priority_assignment: true, ..base };
         let rb = analyze(&ts, &base);
         let ra = analyze(&ts, &gpa);
