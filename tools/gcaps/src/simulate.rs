@@ -7,7 +7,7 @@ use gcaps_sim::input::{parse, parse_release_flag, scenario_toml, SimInput};
 use gcaps_sim::search::{explore, Search};
 use gcaps_sim::soundness::{
     analysis_bounds, check_set_timed, default_search, mode_name, model_for, point_taskset, points,
-    policy_name, Violation, PAIRS,
+    policy_name, stress_points, Violation, PAIRS,
 };
 use gcaps_sim::{
     run, BoostTiming, Config, Exec, GpuPolicy, LockOrder, MiscSplit, RunResult, Scenario, SimModel,
@@ -62,6 +62,14 @@ fn boost_timing(b: BoostTimingArg) -> BoostTiming {
         BoostTimingArg::UnboostAtDecision => BoostTiming::UnboostAtDecision,
         BoostTimingArg::AtDecision => BoostTiming::AtDecision,
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum PointsArg {
+    /// The five points of `gcaps_sim::soundness::points` (docs/simulator.md).
+    Default,
+    /// GPU-heavy points (`stress_points`): many segments per core.
+    Stress,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -730,6 +738,9 @@ pub struct SoundnessArgs {
     /// gcaps-boost: when the boost moves inside the update.
     #[arg(long, value_enum, default_value = "at-end")]
     boost_timing: BoostTimingArg,
+    /// Parameter points: the default five, or the GPU-heavy stress points.
+    #[arg(long, value_enum, default_value = "default")]
+    points: PointsArg,
     /// Write each violation as a replayable taskset file into DIR.
     #[arg(long, value_name = "DIR")]
     regressions: Option<PathBuf>,
@@ -787,7 +798,10 @@ pub fn run_soundness(args: SoundnessArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(format!("cannot start worker threads: {e}")),
     };
-    let pts = points();
+    let pts = match args.points {
+        PointsArg::Default => points(),
+        PointsArg::Stress => stress_points(),
+    };
     let start = Instant::now();
     type SetOut = Result<
         Vec<(

@@ -164,6 +164,59 @@ pub fn points() -> Vec<Point> {
     v
 }
 
+/// Extra parameter points (`gcaps soundness --points stress`) that load the cores with GPU
+/// tasks, so that many segments meet on one core: boosted holds (D17), boosted lower
+/// segments and the hand-over on one core (D18), the same-core terms of both GCAPS
+/// analyses. Small epsilon and theta in two of them, so that the analysis accepts enough.
+pub fn stress_points() -> Vec<Point> {
+    let base = GenParams {
+        cpus: 2,
+        tasks_per_cpu: Range::new(3, 4),
+        gpu_task_ratio: Range::fixed(1.0),
+        util_per_cpu: Range::new(0.1, 0.3),
+        period: Range::new(20 * NS_PER_MS, 200 * NS_PER_MS),
+        gpu_segments: Range::new(1, 3),
+        g_to_c_ratio: Range::new(0.5, 3.0),
+        epsilon: 100_000,
+        theta: 50_000,
+        ..GenParams::default()
+    };
+    vec![
+        Point {
+            name: "gpu-all-2cpu",
+            params: base.clone(),
+        },
+        Point {
+            name: "gpu-all-1cpu-5tasks",
+            params: GenParams {
+                cpus: 1,
+                tasks_per_cpu: Range::new(4, 5),
+                ..base.clone()
+            },
+        },
+        Point {
+            name: "gpu-mixed-3cpu-eps1",
+            params: GenParams {
+                cpus: 3,
+                tasks_per_cpu: Range::new(2, 3),
+                gpu_task_ratio: Range::new(0.6, 0.9),
+                util_per_cpu: Range::new(0.05, 0.2),
+                epsilon: 1_000_000,
+                theta: 200_000,
+                gpu_segments: Range::new(1, 2),
+                ..base.clone()
+            },
+        },
+        Point {
+            name: "gpu-all-2cpu-be",
+            params: GenParams {
+                best_effort_ratio: 0.2,
+                ..base
+            },
+        },
+    ]
+}
+
 /// One violation: a simulated response above the bound.
 #[derive(Debug, Clone)]
 pub struct Violation {
