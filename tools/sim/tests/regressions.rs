@@ -10,6 +10,7 @@
 use gcaps_analysis::Format;
 use gcaps_sim::input::parse;
 use gcaps_sim::soundness::analysis_bounds;
+use gcaps_sim::trace::Mark;
 use gcaps_sim::{run, BoostTiming, Config, GpuPolicy, LockOrder, Scenario, SimModel, WaitMode};
 
 const MS: u64 = 1_000_000;
@@ -173,6 +174,32 @@ fn example2_swapped_gpu_priorities_miss() {
     // The analysis gives tau3 no bound (D4).
     let b = analysis_bounds(&input.taskset, GpuPolicy::Gcaps, WaitMode::Suspend, false);
     assert_eq!(b.wcrt[2], None);
+    // gcaps-boost (the file's epsilon = 0): tau4's running segment is boosted on core 0
+    // and is preempted there only by tau1's segments (higher GPU priority), so tau4 ends
+    // at 48 ms and the runlist goes to tau3 then (not at 81); tau3 finishes at 141 ms,
+    // within its gcaps-boost bound (D17). (153 ms with epsilon = 1 ms.)
+    let mut cfg = Config::new(GpuPolicy::GcapsBoost, WaitMode::Suspend, 200 * MS);
+    let r = run(&model, &cfg, &sc).expect("runs");
+    assert_eq!(r.tasks[2].max, 153 * MS);
+    model.epsilon = 0;
+    cfg.record = true;
+    let r = run(&model, &cfg, &sc).expect("runs");
+    assert_eq!(r.tasks[2].max, 141 * MS);
+    assert_eq!(r.tasks[2].misses, 0);
+    let tr = r.trace.expect("recorded");
+    assert!(tr.markers.iter().any(|mk| mk.time == 48 * MS
+        && mk.mark
+            == Mark::Runlist {
+                by: 3,
+                tsgs: vec![2]
+            }));
+    let b = analysis_bounds(
+        &input.taskset,
+        GpuPolicy::GcapsBoost,
+        WaitMode::Suspend,
+        false,
+    );
+    within(r.tasks[2].max, b.wcrt[2].expect("bounded"));
 }
 
 #[test]
@@ -238,6 +265,18 @@ fn u6_equal_priorities_busy_deadlock_with_a_remote_gpu_holder() {
     let b = analysis_bounds(&input.taskset, GpuPolicy::Gcaps, WaitMode::Suspend, false);
     within(12_400_000, b.wcrt[0].expect("bounded"));
     within(18_400_000, b.wcrt[1].expect("bounded"));
+    // gcaps-boost: no deadlock (`tests/boost.rs` (d): A 19.4 ms, B 20.4 ms in busy mode),
+    // and the analysis bounds both (no D16 for gcaps-boost, D19).
+    let r = run(
+        &model,
+        &Config::new(GpuPolicy::GcapsBoost, WaitMode::Busy, 50 * MS),
+        &sc,
+    )
+    .expect("runs");
+    let b = analysis_bounds(&input.taskset, GpuPolicy::GcapsBoost, WaitMode::Busy, false);
+    assert_eq!((r.tasks[0].max, r.tasks[1].max), (19_400_000, 20_400_000));
+    within(r.tasks[0].max, b.wcrt[0].expect("bounded"));
+    within(r.tasks[1].max, b.wcrt[1].expect("bounded"));
 }
 
 /// Found by `gcaps soundness` under gcaps-boost, busy mode, while the simulator boosted at
