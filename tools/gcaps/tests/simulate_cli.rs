@@ -191,8 +191,13 @@ fn simulate_gcaps_boost_traces_boost_and_unboost() {
         ])
         .arg("--trace")
         .arg(&trace)
+        .arg("--svg")
+        .arg(dir.path().join("s.svg"))
         .output()
         .unwrap();
+    let s = std::fs::read_to_string(dir.path().join("s.svg")).unwrap();
+    assert!(s.contains("tau3 boosted by tau3's update at 4 ms"));
+    assert!(s.contains("tau3 unboosted by tau4's update at 26 ms"));
     assert_eq!(
         out.status.code(),
         Some(0),
