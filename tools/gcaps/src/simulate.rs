@@ -864,14 +864,19 @@ pub fn run_soundness(args: SoundnessArgs) -> ExitCode {
         }
     }
     for (li, &l) in locks.iter().enumerate() {
-        let mut rows = vec![
-            ["pair", "accepted", "violations", "worst obs/bound", "runs"]
-                .map(String::from)
-                .to_vec(),
-        ];
+        let mut rows = vec![[
+            "pair",
+            "accepted",
+            "violations",
+            "worst obs/bound",
+            "GPU tasks",
+            "runs",
+        ]
+        .map(String::from)
+        .to_vec()];
         for (k, &(p, m)) in PAIRS.iter().enumerate() {
-            let (mut acc, mut viol, mut worst, mut runs, mut viol_sets) =
-                (0u64, 0u64, 0u64, 0u64, 0u64);
+            let (mut acc, mut viol, mut worst, mut runs, mut viol_sets, mut worst_gpu) =
+                (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
             for r in &results {
                 let r = match r {
                     Ok(r) => r,
@@ -882,6 +887,7 @@ pub fn run_soundness(args: SoundnessArgs) -> ExitCode {
                 viol += o.violations.len() as u64;
                 viol_sets += (!o.violations.is_empty()) as u64;
                 worst = worst.max(o.worst_permille);
+                worst_gpu = worst_gpu.max(o.worst_gpu_permille);
                 runs += o.runs;
                 total_events += o.events;
             }
@@ -891,6 +897,7 @@ pub fn run_soundness(args: SoundnessArgs) -> ExitCode {
                 acc.to_string(),
                 format!("{viol} in {viol_sets} sets"),
                 format!("{}.{:03}", worst / 1000, worst % 1000),
+                format!("{}.{:03}", worst_gpu / 1000, worst_gpu % 1000),
                 runs.to_string(),
             ]);
         }

@@ -247,6 +247,9 @@ pub struct PairOutcome {
     pub accepted: bool,
     /// Largest observed/bound over the RT tasks, in thousandths (0 if not accepted).
     pub worst_permille: u64,
+    /// The same over the real-time tasks with a GPU segment (0 if none): CPU-only tasks
+    /// often have a tight bound (1.000), this shows how close the GPU terms come.
+    pub worst_gpu_permille: u64,
     /// Violations.
     pub violations: Vec<Violation>,
     /// Runs and events simulated.
@@ -294,6 +297,9 @@ pub fn check_set_timed(
             let Some(bound) = b.wcrt[i] else { continue };
             let permille = obs.max[i] * 1000 / bound.max(1);
             o.worst_permille = o.worst_permille.max(permille);
+            if t.uses_gpu() {
+                o.worst_gpu_permille = o.worst_gpu_permille.max(permille);
+            }
             if obs.max[i] > bound {
                 o.violations.push(Violation {
                     policy,
