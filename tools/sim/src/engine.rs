@@ -8,7 +8,8 @@
 //!   SCHED_FIFO priority, SCHED_FIFO priorities, then best-effort tasks (as FIFO at priority
 //!   0). Among equal priorities, FIFO: a woken or released task joins the tail, a preempted
 //!   task keeps its place at the head, a task coming back from the ceiling goes to the head
-//!   (Linux `__sched_setscheduler` enqueues a lowered task at the head).
+//!   (Linux `__sched_setscheduler` enqueues a lowered task at the head; gcaps-boost: the
+//!   tail).
 //! * **Jobs** run their steps in order: CPU work, GPU work (submitted to the task's TSG, the
 //!   task busy-waits on its core or self-suspends until it completes), and under GCAPS the
 //!   begin/end updates of each GPU segment of a real-time task.
@@ -18,6 +19,11 @@
 //!   runs for epsilon on its core at the ceiling; at the end the submitted runlist (if the
 //!   eligible set changed) reaches the hardware, the lock passes to the next waiter, and the
 //!   caller returns to its own priority. Best-effort tasks never update (U5).
+//! * **Holder boost (gcaps-boost, issue 20).** The owner of the running segment
+//!   (`Policy::running_rt()`) runs at `boost_prio`, between every task priority and the
+//!   ceiling; the update that changes the running segment moves the boost (by default at
+//!   its end, with the runlist: U8), and a thread that loses the boost or returns from the
+//!   ceiling goes to the tail of its level (the tail rule; plain GCAPS: the head).
 //! * **GPU.** The hardware runlist is every TSG (tsg-rr) or the eligible set last submitted
 //!   (GCAPS). Runlisted TSGs with work are served round robin in TSG order, one time slice L
 //!   per turn, a context switch theta whenever another TSG is loaded; a TSG that runs out of
@@ -635,8 +641,9 @@ impl<'m> Sim<'m> {
         self.t[i].remaining = self.m.epsilon;
     }
 
-    /// The update of task `i` ends: runlist to the hardware, lock to the next waiter,
-    /// task back at its own priority (head of its level).
+    /// The update of task `i` ends: runlist to the hardware (and the boost, U8), lock to
+    /// the next waiter, task back at its own priority (head of its level; the tail with
+    /// the tail rule).
     fn release_lock(&mut self, i: usize) {
         if let Some(set) = self.t[i].pending_runlist.take() {
             for (k, r) in self.gpu.runlisted.iter_mut().enumerate() {

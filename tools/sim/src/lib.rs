@@ -1,8 +1,9 @@
 //! # gcaps-sim: a discrete-event simulator for GCAPS tasksets
 //!
-//! Partitioned fixed-priority preemptive CPUs and one GPU, under nvgpu's TSG round robin or
-//! GCAPS, with every GCAPS decision made by the `gcaps-policy` crate (the code the kernel
-//! module runs) and the runlist update path of U1-U7 (`docs/analysis.md`). See
+//! Partitioned fixed-priority preemptive CPUs and one GPU, under nvgpu's TSG round robin,
+//! GCAPS or GCAPS with the holder boost (gcaps-boost), with every GCAPS decision made by the
+//! `gcaps-policy` crate (the code the kernel module runs) and the runlist update path of
+//! U1-U8 (`docs/analysis.md`). See
 //! `docs/simulator.md` for the rules, the outputs and the checks.
 //!
 //! * [`model`]: the simulated taskset (the analysis model plus U7's submissions).
