@@ -30,7 +30,9 @@ fn open_restarts(ctx: &Ctx, x: usize) -> Time {
 /// The part of a segment-open time of task `x` per job that is not CPU
 /// work of `x`: its pure GPU work, the lock wait of each end update (at
 /// most `lock_wait`, D13), and the ceiling updates of lower-priority tasks
-/// on its core that preempt it while a segment is open (D14).
+/// on its core that preempt it while a segment is open (D14). Those cannot
+/// submit (x's open segment outranks theirs on the GPU): `eps_fast` each
+/// (D21).
 fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
     let px = &ctx.p[x];
     px.ge
@@ -38,7 +40,7 @@ fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
         .saturating_add(
             open_restarts(ctx, x)
                 .saturating_mul(px.lower_updaters)
-                .saturating_mul(ctx.eps),
+                .saturating_mul(ctx.eps_fast),
         )
 }
 
@@ -123,14 +125,20 @@ pub(super) fn build(
     // request outstanding, and can only issue one while tau_i is not ready,
     // so it preempts tau_i at the ceiling at most once per ready interval:
     // after the release, after each of tau_i's lock requests, and in
-    // suspend mode after each GPU wait (one per submission, U7).
-    let ready_intervals = 1 + 2 * pi.eta + if busy { 0 } else { pi.pieces };
+    // suspend mode after each GPU wait (one per submission, U7). In the
+    // intervals that start with tau_i's segment open (after a begin
+    // request, after a GPU wait) a lower updater cannot submit: eps_fast
+    // (D21).
+    let closed_intervals = 1 + pi.eta;
+    let open_intervals = open_restarts(ctx, i);
     let mut own = base
         .saturating_add(eps.saturating_mul(2 * pi.eta))
         .saturating_add(
-            ready_intervals
-                .saturating_mul(pi.lower_updaters)
-                .saturating_mul(eps),
+            pi.lower_updaters.saturating_mul(
+                closed_intervals
+                    .saturating_mul(eps)
+                    .saturating_add(open_intervals.saturating_mul(ctx.eps_fast)),
+            ),
         );
     let hpp_min_g = ctx.hpp[i]
         .iter()
@@ -175,10 +183,25 @@ pub(super) fn build(
         .filter(|&(x, px)| x != i && px.rt && px.gpu())
         .count();
     let queued = (others - same_core_above - holders.len()) as Time;
-    let wait = eps.saturating_mul(queued).min(ctx.lock_wait);
+    // Every one of those has a lower GPU priority than tau_i (and than the
+    // holders and same-core hpp tasks, D5), so while tau_i's segment (or
+    // theirs) is open their updates cannot submit: a wait for an end
+    // update costs eps_fast per updater (D21); a begin request's, eps.
+    let wait_begin = eps.saturating_mul(queued).min(ctx.lock_wait);
+    let wait = ctx.eps_fast.saturating_mul(queued).min(ctx.lock_wait);
     if igpu {
-        own = own.saturating_add(wait.saturating_mul(2 * pi.eta));
+        own = own.saturating_add(wait_begin.saturating_add(wait).saturating_mul(pi.eta));
     }
+    // The end wait of a same-core hpp task h: eps_fast per updater when
+    // every queued updater is below h on the GPU (always, unless h has
+    // tau_i's CPU priority and a GPU priority below the threshold).
+    let end_wait = |h: usize| {
+        if view.gprio[h] >= thr {
+            wait
+        } else {
+            wait_begin
+        }
+    };
     for &h in &ctx.hpp[i] {
         let ph = &ctx.p[h];
         if busy {
@@ -201,7 +224,7 @@ pub(super) fn build(
             let e = cpu_and_gpu.saturating_add(ctx.lock_wait.saturating_mul(2 * ph.eta));
             let mut t = term(ph.period, 0, e, false);
             if let Some(r) = view.resp_if_known(ctx, h) {
-                let e2 = cpu_and_gpu.saturating_add(wait.saturating_mul(ph.eta));
+                let e2 = cpu_and_gpu.saturating_add(end_wait(h).saturating_mul(ph.eta));
                 t.alt = Some((r.saturating_sub(e2), e2));
             }
             terms.push(t);
@@ -218,7 +241,7 @@ pub(super) fn build(
                 // (D14). Both parts of a job's delay lie in h's response
                 // window, so they form one demand with one jitter R_h - e
                 // (D10), never more than two terms with separate jitters.
-                e = e.saturating_add(open_non_cpu(ctx, h, wait));
+                e = e.saturating_add(open_non_cpu(ctx, h, end_wait(h)));
             }
             let r = view.resp(ctx, h, deps);
             terms.push(term(ph.period, r, e, true));
