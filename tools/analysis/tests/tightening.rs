@@ -1,0 +1,133 @@
+//! Hand-computed WCRTs of the tightenings of both GCAPS analyses (issue 20,
+//! `docs/analysis.md` D21-D23). Arithmetic in ms in the comments. Each test
+//! names the mutations of `tools/analysis/src/wcrt/gcaps.rs` it was checked
+//! to fail on (the term broken, the test run and seen to fail, restored).
+
+mod common;
+
+use common::{cfg, cpu, gpu, ms, taskset};
+use gcaps_analysis::model::{Segment, Task, Taskset, Time};
+use gcaps_analysis::{analyze, is_schedulable, GpuPolicy, WaitMode};
+
+const BOOST: GpuPolicy = GpuPolicy::GcapsBoost;
+const PLAIN: GpuPolicy = GpuPolicy::Gcaps;
+const BUSY: WaitMode = WaitMode::Busy;
+const SUSPEND: WaitMode = WaitMode::Suspend;
+
+fn task(name: &str, core: u32, prio: u32, period: f64, segs: Vec<Segment>) -> Task {
+    common::task(name, core, Some(prio), period, segs)
+}
+/// eps = 0.1, and `epsilon_fast` = 0.01 when `fast`.
+fn ts(fast: bool, tasks: Vec<Task>) -> Taskset {
+    let mut t = taskset(4, 0.1, 0.0, 1.0, tasks);
+    if fast {
+        t.platform.epsilon_fast = Some(ms(0.01));
+    }
+    t
+}
+fn wcrt(t: &Taskset, policy: GpuPolicy, mode: WaitMode, name: &str) -> Option<Time> {
+    let c = cfg(policy, mode);
+    let r = analyze(t, &c);
+    assert_eq!(r.schedulable, is_schedulable(t, &c), "fast path disagrees");
+    r.tasks.iter().find(|x| x.name == name).unwrap().wcrt
+}
+fn a_task() -> Task {
+    task("A", 0, 5, 100.0, vec![cpu(1.0), gpu(0.5, 2.0), cpu(1.0)])
+}
+
+#[test]
+fn d21_lower_updaters_and_end_waits_cost_epsilon_fast() {
+    // Guards D21 in tau_i's own bound. Checked to fail on: the ceiling
+    // updates of lower updaters in intervals that start with tau_i's
+    // segment open charged eps (suspend 5.36 -> 5.72); the end-request lock
+    // waits charged eps (5.36 -> 5.54).
+    //
+    // A (prio 5, one segment) with the lower GPU tasks M (prio 3) and L
+    // (prio 2) on core 0; eps 0.1, eps_fast 0.01.
+    // Own: 4.5 + own updates 0.2.
+    // D14: per lower updater, the 1 + eta = 2 intervals without an open
+    //   segment at eps, the eta (+ one GPU wait, suspend) intervals that
+    //   start with it open at eps_fast: suspend 2 * (0.2 + 0.02) = 0.44,
+    //   busy 2 * (0.2 + 0.01) = 0.42.
+    // D13: M and L queue ahead of each request: begin 2 * 0.1, end
+    //   2 * 0.01: 0.22.
+    // Suspend 4.5 + 0.2 + 0.44 + 0.22 = 5.36; busy 5.34. Without
+    // epsilon_fast (= eps): 5.9 and 5.7 (tests/boost.rs, plain GCAPS).
+    let tasks = vec![
+        a_task(),
+        task(
+            "M",
+            0,
+            3,
+            100.0,
+            vec![cpu(1.0), gpu(0.4, 3.0), cpu(1.0), gpu(0.6, 1.0)],
+        ),
+        task("L", 0, 2, 1000.0, vec![gpu(0.3, 1.0)]),
+    ];
+    let t = ts(true, tasks.clone());
+    assert_eq!(wcrt(&t, PLAIN, SUSPEND, "A"), Some(ms(5.36)));
+    assert_eq!(wcrt(&t, PLAIN, BUSY, "A"), Some(ms(5.34)));
+    let slow = ts(false, tasks);
+    assert_eq!(wcrt(&slow, PLAIN, SUSPEND, "A"), Some(ms(5.9)));
+    assert_eq!(wcrt(&slow, PLAIN, BUSY, "A"), Some(ms(5.7)));
+}
+
+#[test]
+fn d21_holds_charge_epsilon_fast_for_non_submitting_updates() {
+    // Guards D21 in the holds (D4, D17). Checked to fail on: the lower
+    // updaters' ceiling updates in a hold charged eps (boost 9.04 -> 9.22);
+    // the hold's end wait charged eps (9.04 -> 9.13).
+    //
+    // The set of tests/boost.rs::d17_...: A (core 0, prio 5), K (core 1,
+    // prio 6, a holder of A), X (core 1, prio 9, CPU 10), L1 (core 1, prio
+    // 2, one segment). eps 0.1, eps_fast 0.01.
+    // A: 4.5 + 0.2 + lock waits (L1 only: begin 0.1, end 0.01) = 4.81.
+    // K's hold (D17): G^m 1 + G^e 3 + 0.2 + end wait (L1) 0.01 + L1's
+    //   ceiling updates after K's begin and its GPU wait 2 * 0.01 = 4.23.
+    // gcaps-boost: R_A = 4.81 + 4.23 = 9.04.
+    // Plain (D4): the hold adds X's 10: 14.23 (R_K = 4 + 0.2 + D14 (2 * 0.1
+    //   + 2 * 0.01) + D13 (A, L1: 0.2 + 0.02) + 10 = 14.64 caps nothing);
+    //   R_A = 4.81 + 14.23 = 19.04.
+    let t = ts(
+        true,
+        vec![
+            a_task(),
+            task("K", 1, 6, 50.0, vec![gpu(1.0, 3.0)]),
+            task("X", 1, 9, 100.0, vec![cpu(10.0)]),
+            task("L1", 1, 2, 100.0, vec![gpu(0.2, 1.0)]),
+        ],
+    );
+    assert_eq!(wcrt(&t, BOOST, SUSPEND, "A"), Some(ms(9.04)));
+    assert_eq!(wcrt(&t, PLAIN, SUSPEND, "A"), Some(ms(19.04)));
+}
+
+#[test]
+fn d21_same_core_higher_task_end_waits_cost_epsilon_fast() {
+    // Guards D21 in the same-core terms (D10 suspend, D3 busy). Checked to
+    // fail on: h's end waits charged eps there (suspend 7.78 -> 7.87, busy
+    // 7.73 -> 7.82).
+    //
+    // Core 0: H (prio 9, one segment (0.5, 2)), A (prio 5), L (prio 2, one
+    // segment (0.3, 1), T 1000). eps 0.1, eps_fast 0.01; W = 0.2.
+    // R_H: 2.5 + 0.2 + D14 (A, L: 2 * (2 * 0.1 + k * 0.01), k = 2 suspend,
+    //   1 busy) + D13 (A, L: 0.2 + 0.02) = 3.36 suspend, 3.34 busy.
+    // A: 4.5 + 0.2 + D14 (L: 0.2 + k * 0.01) + D13 (L: 0.1 + 0.01):
+    //   5.03 suspend, 5.02 busy.
+    // Suspend, H's demand (Lemma 15 + D10): G^m 0.5 + 2 eps 0.2 + G^e 2 +
+    //   its end wait behind L 0.01 + its lower updaters after its begin and
+    //   its GPU wait 2 * 2 * 0.01 = 2.75 (jitter 0.61, one job):
+    //   R_A = 5.03 + 2.75 = 7.78.
+    // Busy, H's demand (D3): min(no jitter: 0.5 + 2 + 0.2 + 2 W 0.4 = 3.1,
+    //   jittered: 2.7 + its end wait 0.01 = 2.71): R_A = 5.02 + 2.71 = 7.73.
+    let t = ts(
+        true,
+        vec![
+            task("H", 0, 9, 100.0, vec![gpu(0.5, 2.0)]),
+            a_task(),
+            task("L", 0, 2, 1000.0, vec![gpu(0.3, 1.0)]),
+        ],
+    );
+    assert_eq!(wcrt(&t, PLAIN, SUSPEND, "H"), Some(ms(3.36)));
+    assert_eq!(wcrt(&t, PLAIN, SUSPEND, "A"), Some(ms(7.78)));
+    assert_eq!(wcrt(&t, PLAIN, BUSY, "A"), Some(ms(7.73)));
+}
