@@ -104,8 +104,8 @@ fn d21_holds_charge_epsilon_fast_for_non_submitting_updates() {
 #[test]
 fn d21_same_core_higher_task_end_waits_cost_epsilon_fast() {
     // Guards D21 in the same-core terms (D10 suspend, D3 busy). Checked to
-    // fail on: h's end waits charged eps there (suspend 7.78 -> 7.87, busy
-    // 7.73 -> 7.82).
+    // fail on: h's end waits charged eps there (suspend 7.78 -> 7.87; the
+    // busy value would be 7.82).
     //
     // Core 0: H (prio 9, one segment (0.5, 2)), A (prio 5), L (prio 2, one
     // segment (0.3, 1), T 1000). eps 0.1, eps_fast 0.01; W = 0.2.
