@@ -131,3 +131,81 @@ fn d21_same_core_higher_task_end_waits_cost_epsilon_fast() {
     assert_eq!(wcrt(&t, PLAIN, SUSPEND, "A"), Some(ms(7.78)));
     assert_eq!(wcrt(&t, PLAIN, BUSY, "A"), Some(ms(7.73)));
 }
+
+#[test]
+fn d22_lock_waits_capped_by_the_updaters_updates_in_the_window() {
+    // Guards D22 for the lock waits (D13). Checked to fail on: the cap
+    // dropped (8.1 -> 8.5).
+    //
+    // A (core 0, prio 5, three segments (0.1, 1)) and Q (core 1, CPU
+    // priority 9, GPU priority 1: below A's, so not a holder of A, D5).
+    // eps 0.1 (no epsilon_fast).
+    // A: C 4 + G^m 0.3 + G^e 3 = 7.3, own updates 2 * 3 * 0.1 = 0.6, no
+    // lower updater. D13: Q can be ahead of each of A's six requests:
+    // 3 * (0.1 + 0.1) = 0.6 by the count, but Q has only its two updates
+    // per job, one job in A's window (R_Q = 5.6, T_Q = 100): 0.2.
+    // R_A = 7.3 + 0.6 + 0.2 = 8.1 (both modes, both policies).
+    let seg = || gpu(0.1, 1.0);
+    let mut q = task("Q", 1, 9, 100.0, vec![gpu(0.5, 1.0)]);
+    q.gpu_priority = Some(1);
+    let t = ts(
+        false,
+        vec![
+            task(
+                "A",
+                0,
+                5,
+                100.0,
+                vec![cpu(1.0), seg(), cpu(1.0), seg(), cpu(1.0), seg(), cpu(1.0)],
+            ),
+            q,
+        ],
+    );
+    for policy in [PLAIN, BOOST] {
+        for mode in [SUSPEND, BUSY] {
+            assert_eq!(
+                wcrt(&t, policy, mode, "A"),
+                Some(ms(8.1)),
+                "{policy:?} {mode:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn d22_ceiling_blocking_capped_and_least_fixed_point_after_a_failed_pass() {
+    // Guards D22 for the ceiling blocking (D14) and the least fixed point
+    // tried when the single pass fails. Checked to fail on: the cap dropped
+    // (A: no bound); the least fixed point only after an assumption, as
+    // before (A: no bound).
+    //
+    // eps = eps_fast = 1. A (core 0, prio 5, D 20): three segments (0, 1)
+    // with CPU 1 between: C 2 + G^e 3 = 5, own updates 6. L (core 0, prio
+    // 1, one segment (0, 1), T 1000) is A's only other updater.
+    // Single pass (R_L not known when A is analysed): D13 3 * (1 + 1) = 6,
+    // D14 (1 + 3) * 1 + (3 + 3 GPU waits) * 1 = 10: R_A = 27 > 20, no
+    // bound. The least fixed point (D11) has R_L at hand: L has two updates
+    // per job, one job in A's window: D13 2, D14 2: R_A = 5 + 6 + 2 + 2 =
+    // 15.
+    // L: 1 + own updates 2 = 3, A's demand per job (Lemma 15 + D10): C 2 +
+    // 2 eps eta 6 + G^e 3 + A's lower updater (L) after each begin and GPU
+    // wait 6 * 1 = 17 (jitter R_A - 17 < 0: 0): R_L = 3 + 17 = 20.
+    let seg = || gpu(0.0, 1.0);
+    let mut a = task(
+        "A",
+        0,
+        5,
+        100.0,
+        vec![seg(), cpu(1.0), seg(), cpu(1.0), seg()],
+    );
+    a.deadline = ms(20.0);
+    let t = taskset(
+        4,
+        1.0,
+        0.0,
+        1.0,
+        vec![a, task("L", 0, 1, 1000.0, vec![seg()])],
+    );
+    assert_eq!(wcrt(&t, PLAIN, SUSPEND, "A"), Some(ms(15.0)));
+    assert_eq!(wcrt(&t, PLAIN, SUSPEND, "L"), Some(ms(20.0)));
+}

@@ -129,17 +129,19 @@ pub(super) fn build(
     // intervals that start with tau_i's segment open (after a begin
     // request, after a GPU wait) a lower updater cannot submit: eps_fast
     // (D21).
+    // Each lower updater's charge is also capped by its updates in tau_i's
+    // window (D22).
     let closed_intervals = 1 + pi.eta;
     let open_intervals = open_restarts(ctx, i);
-    let mut own = base
-        .saturating_add(eps.saturating_mul(2 * pi.eta))
-        .saturating_add(
-            pi.lower_updaters.saturating_mul(
-                closed_intervals
-                    .saturating_mul(eps)
-                    .saturating_add(open_intervals.saturating_mul(ctx.eps_fast)),
-            ),
-        );
+    let per_lower = closed_intervals
+        .saturating_mul(eps)
+        .saturating_add(open_intervals.saturating_mul(ctx.eps_fast));
+    let mut own = base.saturating_add(eps.saturating_mul(2 * pi.eta));
+    for (x, px) in ctx.p.iter().enumerate() {
+        if px.rt && px.gpu() && px.cpu == pi.cpu && px.prio < pi.prio {
+            own = own.saturating_add(updates_capped(ctx, view, x, per_lower, terms));
+        }
+    }
     let hpp_min_g = ctx.hpp[i]
         .iter()
         .filter(|&&h| ctx.p[h].gpu())
@@ -175,14 +177,17 @@ pub(super) fn build(
     // work. At any instant tau_i waits in one place, so a lock wait (of
     // tau_i, or of a task whose open segment tau_i waits behind) only needs
     // epsilon for each of the other updaters: `queued`.
-    let same_core_above = ctx.hpp[i].iter().filter(|&&h| ctx.p[h].gpu()).count();
-    let others = ctx
-        .p
-        .iter()
-        .enumerate()
-        .filter(|&(x, px)| x != i && px.rt && px.gpu())
-        .count();
-    let queued = (others - same_core_above - holders.len()) as Time;
+    let queued_set: Vec<usize> = (0..ctx.p.len())
+        .filter(|&x| {
+            let px = &ctx.p[x];
+            x != i
+                && px.rt
+                && px.gpu()
+                && !(px.cpu == pi.cpu && px.prio >= pi.prio)
+                && !holders.contains(&x)
+        })
+        .collect();
+    let queued = queued_set.len() as Time;
     // Every one of those has a lower GPU priority than tau_i (and than the
     // holders and same-core hpp tasks, D5), so while tau_i's segment (or
     // theirs) is open their updates cannot submit: a wait for an end
@@ -190,7 +195,13 @@ pub(super) fn build(
     let wait_begin = eps.saturating_mul(queued).min(ctx.lock_wait);
     let wait = ctx.eps_fast.saturating_mul(queued).min(ctx.lock_wait);
     if igpu {
-        own = own.saturating_add(wait_begin.saturating_add(wait).saturating_mul(pi.eta));
+        // Per queued updater: one update per request (eps ahead of a begin,
+        // eps_fast ahead of an end), and never more than its updates in
+        // tau_i's window (D22).
+        let per_queued = eps.saturating_add(ctx.eps_fast).saturating_mul(pi.eta);
+        for &x in &queued_set {
+            own = own.saturating_add(updates_capped(ctx, view, x, per_queued, terms));
+        }
     }
     // The end wait of a same-core hpp task h: eps_fast per updater when
     // every queued updater is below h on the GPU (always, unless h has
@@ -256,6 +267,25 @@ pub(super) fn build(
         own = own.saturating_add(boosted_lower(ctx, view, i, terms));
     }
     own
+}
+
+/// D22: the delay of tau_i by the updates of task `x` (lock waits behind
+/// them, D13, or their ceiling preemptions, D14) is at most `per_job` per
+/// job of tau_i, and never more than x's updates in tau_i's window: `2
+/// eta_x` of at most eps each per job of x, all inside x's response
+/// window (jitter `R_x - 2 eta_x eps`). Pushes the capped term and
+/// returns 0 when `R_x` is at hand without an assumption (an earlier task,
+/// the least fixed point of D11, the Audsley tests); otherwise returns
+/// `per_job`.
+fn updates_capped(ctx: &Ctx, view: &View, x: usize, per_job: Time, terms: &mut Vec<Term>) -> Time {
+    let px = &ctx.p[x];
+    let Some(r) = view.resp_if_known(ctx, x) else {
+        return per_job;
+    };
+    let mut t = term(px.period, r, ctx.eps.saturating_mul(2 * px.eta), true);
+    t.cap = Some(per_job);
+    terms.push(t);
+    0
 }
 
 /// gcaps-boost: the CPU time on its core of one segment of `l` that runs

@@ -151,7 +151,7 @@ pub(crate) fn pass(ctx: &Ctx, gprio: &[u32], deadline_mode: bool, stop_early: bo
             }
         }
     }
-    if any_assumed && !deadline_mode && !any_stuck {
+    if (any_assumed || !all_ok) && !deadline_mode && !any_stuck {
         // Some bound used D_x of a task analysed later (equal priorities or
         // separate GPU priorities): the least fixed point of all bounds is
         // never larger and may stay within the deadlines where this pass
