@@ -53,8 +53,7 @@ fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
 /// segment-begin updates). Capped by k's response time (in deadline mode,
 /// `D_k`). `lock_wait` bounds the part of one end-update lock wait that is
 /// not charged elsewhere in the analysis that uses the hold (D13): at most
-/// `ctx.lock_wait`. Precomputed holds ([`View::holds`]) use
-/// `ctx.lock_wait`, which is never smaller.
+/// `ctx.lock_wait`. (The Audsley tests compute holds the same way, D23.)
 ///
 /// gcaps-boost (D17): the time `k`'s segments are the *running* segment
 /// (Alg. 1's winner); while it runs, k is boosted above every task of its
@@ -62,10 +61,7 @@ fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
 /// updates per segment of each equal-priority GPU task of k's core (which
 /// can run while k is ready but not boosted, and whose updates are not
 /// charged to a holder when its GPU priority is lower), capped by `R_k`.
-pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut Deps) -> Time {
-    if let Some(h) = view.holds {
-        return h[k];
-    }
+fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut Deps) -> Time {
     let pk = &ctx.p[k];
     let eps = ctx.eps;
     let base = pk

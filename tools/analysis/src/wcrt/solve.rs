@@ -80,7 +80,6 @@ fn lfp(ctx: &Ctx, gprio: &[u32], terms: &mut Vec<Term>) -> Option<Vec<Time>> {
                 st: &st,
                 gprio,
                 ahead: Some(&est),
-                holds: None,
             };
             let own = build(ctx, &view, i, terms, &mut deps);
             let r = fixed_point(own, terms, ctx.p[i].deadline)?;
@@ -130,7 +129,6 @@ pub(crate) fn pass(ctx: &Ctx, gprio: &[u32], deadline_mode: bool, stop_early: bo
             st: &st,
             gprio,
             ahead: None,
-            holds: None,
         };
         let own = build(ctx, &view, i, &mut terms, &mut deps);
         let r = if deps.failed {
