@@ -103,7 +103,7 @@ pub struct GenParams {
     pub gm_share: Range<f64>,
     /// Runlist update delay epsilon.
     pub epsilon: Time,
-    /// Bound of a non-submitting update (`None`: epsilon; D21).
+    /// Bound of a non-submitting update (`None`: epsilon; D20).
     pub epsilon_fast: Option<Time>,
     /// TSG context-switch overhead theta.
     pub theta: Time,

@@ -99,7 +99,7 @@ fn search(
     }
     let st = vec![St::Pending; n];
     // No precomputed segment-open times: each test computes the holds
-    // with the lock wait refined for the task tested (D23), as the full
+    // with the lock wait refined for the task tested (D22), as the full
     // analysis does.
     // Candidates: the unassigned tasks with the lowest CPU priority among
     // the unassigned GPU tasks of their core, lowest CPU priority first.

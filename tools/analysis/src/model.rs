@@ -42,7 +42,7 @@ pub struct Platform {
     pub epsilon: Time,
     /// Bound of an update that cannot submit (a begin that stays pending,
     /// the end of a segment that is not running: the module's fast path,
-    /// U2), at most `epsilon`; `None`: `epsilon` (D21).
+    /// U2), at most `epsilon`; `None`: `epsilon` (D20).
     pub epsilon_fast: Option<Time>,
     /// TSG context-switch overhead theta (Def. 1).
     pub theta: Time,
@@ -52,7 +52,7 @@ pub struct Platform {
 
 impl Platform {
     /// The bound of a non-submitting update: `epsilon_fast`, else
-    /// `epsilon` (D21).
+    /// `epsilon` (D20).
     pub fn eps_fast(&self) -> Time {
         self.epsilon_fast.unwrap_or(self.epsilon)
     }

@@ -1,5 +1,5 @@
 //! Hand-computed WCRTs of the tightenings of both GCAPS analyses (issue 20,
-//! `docs/analysis.md` D21-D23). Arithmetic in ms in the comments. Each test
+//! `docs/analysis.md` D20-D22). Arithmetic in ms in the comments. Each test
 //! names the mutations of `tools/analysis/src/wcrt/gcaps.rs` it was checked
 //! to fail on (the term broken, the test run and seen to fail, restored).
 
@@ -36,8 +36,8 @@ fn a_task() -> Task {
 }
 
 #[test]
-fn d21_lower_updaters_and_end_waits_cost_epsilon_fast() {
-    // Guards D21 in tau_i's own bound. Checked to fail on: the ceiling
+fn d20_lower_updaters_and_end_waits_cost_epsilon_fast() {
+    // Guards D20 in tau_i's own bound. Checked to fail on: the ceiling
     // updates of lower updaters in intervals that start with tau_i's
     // segment open charged eps (suspend 5.36 -> 5.72); the end-request lock
     // waits charged eps (5.36 -> 5.54).
@@ -73,8 +73,8 @@ fn d21_lower_updaters_and_end_waits_cost_epsilon_fast() {
 }
 
 #[test]
-fn d21_holds_charge_epsilon_fast_for_non_submitting_updates() {
-    // Guards D21 in the holds (D4, D17). Checked to fail on: the lower
+fn d20_holds_charge_epsilon_fast_for_non_submitting_updates() {
+    // Guards D20 in the holds (D4, D17). Checked to fail on: the lower
     // updaters' ceiling updates in a hold charged eps (boost 9.04 -> 9.22);
     // the hold's end wait charged eps (9.04 -> 9.13).
     //
@@ -102,8 +102,8 @@ fn d21_holds_charge_epsilon_fast_for_non_submitting_updates() {
 }
 
 #[test]
-fn d21_same_core_higher_task_end_waits_cost_epsilon_fast() {
-    // Guards D21 in the same-core terms (D10 suspend, D3 busy). Checked to
+fn d20_same_core_higher_task_end_waits_cost_epsilon_fast() {
+    // Guards D20 in the same-core terms (D10 suspend, D3 busy). Checked to
     // fail on: h's end waits charged eps there (suspend 7.78 -> 7.87; the
     // busy value would be 7.82).
     //
@@ -133,8 +133,8 @@ fn d21_same_core_higher_task_end_waits_cost_epsilon_fast() {
 }
 
 #[test]
-fn d22_lock_waits_capped_by_the_updaters_updates_in_the_window() {
-    // Guards D22 for the lock waits (D13). Checked to fail on: the cap
+fn d21_lock_waits_capped_by_the_updaters_updates_in_the_window() {
+    // Guards D21 for the lock waits (D13). Checked to fail on: the cap
     // dropped (8.1 -> 8.5).
     //
     // A (core 0, prio 5, three segments (0.1, 1)) and Q (core 1, CPU
@@ -173,8 +173,8 @@ fn d22_lock_waits_capped_by_the_updaters_updates_in_the_window() {
 }
 
 #[test]
-fn d22_ceiling_blocking_capped_and_least_fixed_point_after_a_failed_pass() {
-    // Guards D22 for the ceiling blocking (D14) and the least fixed point
+fn d21_ceiling_blocking_capped_and_least_fixed_point_after_a_failed_pass() {
+    // Guards D21 for the ceiling blocking (D14) and the least fixed point
     // tried when the single pass fails. Checked to fail on: the cap dropped
     // (A: no bound); the least fixed point only after an assumption, as
     // before (A: no bound).
@@ -211,19 +211,21 @@ fn d22_ceiling_blocking_capped_and_least_fixed_point_after_a_failed_pass() {
 }
 
 #[test]
-fn d23_audsley_tests_use_the_refined_lock_wait() {
-    // Guards D23 (a search-only change: every assignment is still accepted
+fn d22_audsley_tests_use_the_refined_lock_wait() {
+    // Guards D22 (a search-only change: every assignment is still accepted
     // only by the full analysis, D12). Not hand-computed: a generated set
     // (util 0.3 per CPU, 2 tasks per CPU, seed 18, eight tasks) that fails
     // with the file's GPU priorities and that the search finds an
     // assignment for only when its tests compute each hold with the lock
     // wait refined for the task tested. Checked to fail on: the search
-    // precomputing holds with W (as before D23): no assignment.
+    // precomputing holds with W (as before D22): no assignment.
     use gcaps_analysis::generate::{generate, GenParams, Range};
     use gcaps_analysis::Config;
-    let mut p = GenParams::default();
-    p.util_per_cpu = Range::fixed(0.3);
-    p.tasks_per_cpu = Range::fixed(2);
+    let p = GenParams {
+        util_per_cpu: Range::fixed(0.3),
+        tasks_per_cpu: Range::fixed(2),
+        ..GenParams::default()
+    };
     let t = generate(&p, 18).unwrap();
     let base = cfg(PLAIN, SUSPEND);
     assert!(!analyze(&t, &base).schedulable);

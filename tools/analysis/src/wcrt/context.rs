@@ -53,7 +53,7 @@ pub(crate) struct Ctx {
     pub mode: WaitMode,
     pub p: Vec<Prep>,
     pub eps: Time,
-    /// Bound of an update that cannot submit (D21): `epsilon_fast`, else
+    /// Bound of an update that cannot submit (D20): `epsilon_fast`, else
     /// epsilon.
     pub eps_fast: Time,
     pub theta: Time,

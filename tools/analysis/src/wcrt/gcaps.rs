@@ -32,7 +32,7 @@ fn open_restarts(ctx: &Ctx, x: usize) -> Time {
 /// most `lock_wait`, D13), and the ceiling updates of lower-priority tasks
 /// on its core that preempt it while a segment is open (D14). Those cannot
 /// submit (x's open segment outranks theirs on the GPU): `eps_fast` each
-/// (D21).
+/// (D20).
 fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
     let px = &ctx.p[x];
     px.ge
@@ -53,7 +53,7 @@ fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
 /// segment-begin updates). Capped by k's response time (in deadline mode,
 /// `D_k`). `lock_wait` bounds the part of one end-update lock wait that is
 /// not charged elsewhere in the analysis that uses the hold (D13): at most
-/// `ctx.lock_wait`. (The Audsley tests compute holds the same way, D23.)
+/// `ctx.lock_wait`. (The Audsley tests compute holds the same way, D22.)
 ///
 /// gcaps-boost (D17): the time `k`'s segments are the *running* segment
 /// (Alg. 1's winner); while it runs, k is boosted above every task of its
@@ -124,9 +124,9 @@ pub(super) fn build(
     // suspend mode after each GPU wait (one per submission, U7). In the
     // intervals that start with tau_i's segment open (after a begin
     // request, after a GPU wait) a lower updater cannot submit: eps_fast
-    // (D21).
+    // (D20).
     // Each lower updater's charge is also capped by its updates in tau_i's
-    // window (D22).
+    // window (D21).
     let closed_intervals = 1 + pi.eta;
     let open_intervals = open_restarts(ctx, i);
     let per_lower = closed_intervals
@@ -187,13 +187,13 @@ pub(super) fn build(
     // Every one of those has a lower GPU priority than tau_i (and than the
     // holders and same-core hpp tasks, D5), so while tau_i's segment (or
     // theirs) is open their updates cannot submit: a wait for an end
-    // update costs eps_fast per updater (D21); a begin request's, eps.
+    // update costs eps_fast per updater (D20); a begin request's, eps.
     let wait_begin = eps.saturating_mul(queued).min(ctx.lock_wait);
     let wait = ctx.eps_fast.saturating_mul(queued).min(ctx.lock_wait);
     if igpu {
         // Per queued updater: one update per request (eps ahead of a begin,
         // eps_fast ahead of an end), and never more than its updates in
-        // tau_i's window (D22).
+        // tau_i's window (D21).
         let per_queued = eps.saturating_add(ctx.eps_fast).saturating_mul(pi.eta);
         for &x in &queued_set {
             own = own.saturating_add(updates_capped(ctx, view, x, per_queued, terms));
@@ -265,7 +265,7 @@ pub(super) fn build(
     own
 }
 
-/// D22: the delay of tau_i by the updates of task `x` (lock waits behind
+/// D21: the delay of tau_i by the updates of task `x` (lock waits behind
 /// them, D13, or their ceiling preemptions, D14) is at most `per_job` per
 /// job of tau_i, and never more than x's updates in tau_i's window: `2
 /// eta_x` of at most eps each per job of x, all inside x's response
