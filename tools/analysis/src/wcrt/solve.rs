@@ -151,10 +151,11 @@ pub(crate) fn pass(ctx: &Ctx, gprio: &[u32], deadline_mode: bool, stop_early: bo
     }
     if (any_assumed || !all_ok) && !deadline_mode && !any_stuck {
         // Some bound used D_x of a task analysed later (equal priorities or
-        // separate GPU priorities): the least fixed point of all bounds is
-        // never larger and may stay within the deadlines where this pass
-        // does not (D11). Without such a task the pass already is the least
-        // fixed point.
+        // separate GPU priorities), or some task missed in this pass: the
+        // least fixed point of all bounds is never larger and may stay
+        // within the deadlines where this pass does not (D11), also because
+        // there every task's bound is at hand for the window caps (D18,
+        // D21). Otherwise the pass already is that least fixed point.
         if let Some(v) = lfp(ctx, gprio, &mut terms) {
             for &i in &ctx.order {
                 st[i] = St::Ok(v[i]);
