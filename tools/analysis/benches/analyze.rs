@@ -45,6 +45,7 @@ fn tasksets() -> Vec<Taskset> {
                 platform: Platform {
                     cpus: 4,
                     epsilon: 1_000_000,
+                    epsilon_fast: None,
                     theta: 200_000,
                     timeslice: 1_024_000,
                 },

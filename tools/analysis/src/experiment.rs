@@ -333,6 +333,7 @@ impl Default for Worker {
                 platform: Platform {
                     cpus: 1,
                     epsilon: 0,
+                    epsilon_fast: None,
                     theta: 0,
                     timeslice: 1,
                 },

@@ -103,6 +103,8 @@ pub struct GenParams {
     pub gm_share: Range<f64>,
     /// Runlist update delay epsilon.
     pub epsilon: Time,
+    /// Bound of a non-submitting update (`None`: epsilon; D20).
+    pub epsilon_fast: Option<Time>,
     /// TSG context-switch overhead theta.
     pub theta: Time,
     /// TSG time slice.
@@ -125,6 +127,7 @@ impl Default for GenParams {
             g_to_c_ratio: Range::new(0.2, 2.0),
             gm_share: Range::new(0.1, 0.3),
             epsilon: NS_PER_MS,
+            epsilon_fast: None,
             theta: 200_000,
             timeslice: 1_024_000,
             best_effort_ratio: 0.0,
@@ -222,6 +225,12 @@ impl GenParams {
         check_ratio("gm-share", self.gm_share)?;
         if self.timeslice == 0 {
             return err("timeslice: the TSG time slice must be positive".into());
+        }
+        if self.epsilon_fast.is_some_and(|f| f > self.epsilon) {
+            return err(
+                "epsilon-fast-ms: must not exceed epsilon-ms (it bounds the updates that do not submit)"
+                    .into(),
+            );
         }
         check_ratio("best-effort-ratio", Range::fixed(self.best_effort_ratio))?;
         let n = self.max_tasks();
@@ -362,6 +371,7 @@ fn platform(params: &GenParams) -> Platform {
     Platform {
         cpus: params.cpus,
         epsilon: params.epsilon,
+        epsilon_fast: params.epsilon_fast,
         theta: params.theta,
         timeslice: params.timeslice,
     }

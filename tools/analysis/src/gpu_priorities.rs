@@ -26,7 +26,7 @@
 
 use crate::audsley::audsley;
 use crate::model::Time;
-use crate::wcrt::{build, fixed_point, hold, pass, Ctx, Deps, Pass, St, Term, View};
+use crate::wcrt::{build, fixed_point, pass, Ctx, Deps, Pass, St, Term, View};
 
 /// Estimate-guided searches after the paper's one (each is one Audsley run
 /// plus one check of its result).
@@ -98,28 +98,9 @@ fn search(
         g[i] = UNASSIGNED;
     }
     let st = vec![St::Pending; n];
-    // With all tasks Pending the segment-open times depend only on the
-    // response values used (D or the estimates), not on the GPU priorities:
-    // compute them once.
-    let holds: Vec<Time> = {
-        let view = View {
-            deadline_mode: est.is_none(),
-            st: &st,
-            gprio: &g,
-            ahead: est,
-            holds: None,
-        };
-        let mut deps = Deps::default();
-        (0..n)
-            .map(|k| {
-                if ctx.p[k].rt && ctx.p[k].gpu() {
-                    hold(ctx, &view, k, ctx.lock_wait, &mut deps)
-                } else {
-                    0
-                }
-            })
-            .collect()
-    };
+    // No precomputed segment-open times: each test computes the holds
+    // with the lock wait refined for the task tested (D22), as the full
+    // analysis does.
     // Candidates: the unassigned tasks with the lowest CPU priority among
     // the unassigned GPU tasks of their core, lowest CPU priority first.
     let candidates = |levels: &[Option<u32>], out: &mut Vec<usize>| {
@@ -153,7 +134,6 @@ fn search(
             st: &st,
             gprio: &g,
             ahead: est,
-            holds: Some(&holds),
         };
         let c = gpu[a];
         let mut deps = Deps::default();

@@ -40,10 +40,22 @@ pub struct Platform {
     /// Runlist update delay epsilon (Def. 2): ioctl + scheduler + runlist
     /// submit + the resulting context switch.
     pub epsilon: Time,
+    /// Bound of an update that cannot submit (a begin that stays pending,
+    /// the end of a segment that is not running: the module's fast path,
+    /// U2), at most `epsilon`; `None`: `epsilon` (D20).
+    pub epsilon_fast: Option<Time>,
     /// TSG context-switch overhead theta (Def. 1).
     pub theta: Time,
     /// TSG time slice L of the default round-robin driver.
     pub timeslice: Time,
+}
+
+impl Platform {
+    /// The bound of a non-submitting update: `epsilon_fast`, else
+    /// `epsilon` (D20).
+    pub fn eps_fast(&self) -> Time {
+        self.epsilon_fast.unwrap_or(self.epsilon)
+    }
 }
 
 /// One GPU segment G_{i,j} = (G^m_{i,j}, G^e_{i,j}).

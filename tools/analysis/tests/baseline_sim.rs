@@ -267,6 +267,7 @@ fn random_taskset(rng: &mut ChaCha8Rng) -> Taskset {
         platform: Platform {
             cpus: 2,
             epsilon: MS,
+            epsilon_fast: None,
             theta: rng.gen_range(0..=1) * MS,
             timeslice: MS,
         },

@@ -59,6 +59,7 @@ fn arb_taskset() -> impl Strategy<Value = Taskset> {
             platform: Platform {
                 cpus: 3,
                 epsilon: eps * 1000,
+                epsilon_fast: None,
                 theta: theta * 1000,
                 timeslice: 1_024_000,
             },

@@ -116,6 +116,11 @@ pub struct GenFlags {
         value_name = "MS"
     )]
     pub epsilon_ms: f64,
+    /// Bound of an update that cannot submit (a pending begin, the end of
+    /// a segment that is not running), in milliseconds; at most epsilon.
+    /// Default: epsilon (written to the file only when given).
+    #[arg(long, allow_hyphen_values = true, value_name = "MS")]
+    pub epsilon_fast_ms: Option<f64>,
     /// TSG context-switch overhead theta, in milliseconds.
     #[arg(
         long,
@@ -168,6 +173,10 @@ impl GenFlags {
             g_to_c_ratio: self.g_to_c_ratio.0,
             gm_share: self.gm_share.0,
             epsilon: ms_to_ns("epsilon-ms", self.epsilon_ms)?,
+            epsilon_fast: self
+                .epsilon_fast_ms
+                .map(|f| ms_to_ns("epsilon-fast-ms", f))
+                .transpose()?,
             theta: ms_to_ns("theta-ms", self.theta_ms)?,
             timeslice: ms_to_ns("timeslice-ms", self.timeslice_ms)?,
             best_effort_ratio: self.best_effort_ratio,

@@ -35,12 +35,22 @@ pub fn validate(ts: &Taskset) -> Result<(), ValidationError> {
     }
     for (f, v) in [
         ("epsilon", ts.platform.epsilon),
+        ("epsilon_fast", ts.platform.eps_fast()),
         ("theta", ts.platform.theta),
         ("timeslice", ts.platform.timeslice),
     ] {
         if v > max_ns {
             return Err(p.err(f, "absurdly large"));
         }
+    }
+    if ts.platform.eps_fast() > ts.platform.epsilon {
+        return Err(p.err(
+            "epsilon_fast",
+            format!(
+                "must not exceed epsilon ({} ms): it bounds the updates that do not submit",
+                ms_string(ts.platform.epsilon)
+            ),
+        ));
     }
     if ts.tasks.is_empty() {
         return Err(file_err("empty taskset: no [[task]] entries"));

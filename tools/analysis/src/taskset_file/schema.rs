@@ -173,7 +173,7 @@ pub(super) fn from_tree(tree: &Value) -> Result<Taskset, ValidationError> {
     })?;
     check_fields(
         pobj,
-        &["cpus", "epsilon", "theta", "timeslice"],
+        &["cpus", "epsilon", "epsilon_fast", "theta", "timeslice"],
         &pscope,
         "",
     )?;
@@ -189,6 +189,7 @@ pub(super) fn from_tree(tree: &Value) -> Result<Taskset, ValidationError> {
             &pscope,
             "epsilon",
         )?,
+        epsilon_fast: time_field(pobj, "epsilon_fast", true, &pscope, "")?,
         theta: required(
             time_field(pobj, "theta", true, &pscope, "")?,
             &pscope,

@@ -51,6 +51,9 @@ pub fn to_toml(ts: &Taskset) -> String {
     let _ = writeln!(out, "[platform]");
     let _ = writeln!(out, "cpus = {}", p.cpus);
     let _ = writeln!(out, "epsilon = {}", ms_string(p.epsilon));
+    if let Some(f) = p.epsilon_fast {
+        let _ = writeln!(out, "epsilon_fast = {}", ms_string(f));
+    }
     let _ = writeln!(out, "theta = {}", ms_string(p.theta));
     let _ = writeln!(out, "timeslice = {}", ms_string(p.timeslice));
     for t in &ts.tasks {
@@ -89,9 +92,10 @@ pub fn to_json(ts: &Taskset) -> String {
     let p = &ts.platform;
     let mut out = String::new();
     out.push_str(&format!(
-        "{{\n  \"platform\": {{\"cpus\": {}, \"epsilon\": {}, \"theta\": {}, \"timeslice\": {}}},\n  \"task\": [",
+        "{{\n  \"platform\": {{\"cpus\": {}, \"epsilon\": {}{}, \"theta\": {}, \"timeslice\": {}}},\n  \"task\": [",
         p.cpus,
         ms_string(p.epsilon),
+        p.epsilon_fast.map_or(String::new(), |f| format!(", \"epsilon_fast\": {}", ms_string(f))),
         ms_string(p.theta),
         ms_string(p.timeslice)
     ));

@@ -53,6 +53,9 @@ pub(crate) struct Ctx {
     pub mode: WaitMode,
     pub p: Vec<Prep>,
     pub eps: Time,
+    /// Bound of an update that cannot submit (D20): `epsilon_fast`, else
+    /// epsilon.
+    pub eps_fast: Time,
     pub theta: Time,
     pub slice: Time,
     /// Number of GPU-using processes, including best-effort ones.
@@ -160,6 +163,7 @@ impl Ctx {
             mode,
             p,
             eps: ts.platform.epsilon,
+            eps_fast: ts.platform.eps_fast(),
             theta: ts.platform.theta,
             slice,
             n_gpu,

@@ -30,7 +30,9 @@ fn open_restarts(ctx: &Ctx, x: usize) -> Time {
 /// The part of a segment-open time of task `x` per job that is not CPU
 /// work of `x`: its pure GPU work, the lock wait of each end update (at
 /// most `lock_wait`, D13), and the ceiling updates of lower-priority tasks
-/// on its core that preempt it while a segment is open (D14).
+/// on its core that preempt it while a segment is open (D14). Those cannot
+/// submit (x's open segment outranks theirs on the GPU): `eps_fast` each
+/// (D20).
 fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
     let px = &ctx.p[x];
     px.ge
@@ -38,7 +40,7 @@ fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
         .saturating_add(
             open_restarts(ctx, x)
                 .saturating_mul(px.lower_updaters)
-                .saturating_mul(ctx.eps),
+                .saturating_mul(ctx.eps_fast),
         )
 }
 
@@ -51,8 +53,7 @@ fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
 /// segment-begin updates). Capped by k's response time (in deadline mode,
 /// `D_k`). `lock_wait` bounds the part of one end-update lock wait that is
 /// not charged elsewhere in the analysis that uses the hold (D13): at most
-/// `ctx.lock_wait`. Precomputed holds ([`View::holds`]) use
-/// `ctx.lock_wait`, which is never smaller.
+/// `ctx.lock_wait`. (The Audsley tests compute holds the same way, D22.)
 ///
 /// gcaps-boost (D17): the time `k`'s segments are the *running* segment
 /// (Alg. 1's winner); while it runs, k is boosted above every task of its
@@ -60,10 +61,7 @@ fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
 /// updates per segment of each equal-priority GPU task of k's core (which
 /// can run while k is ready but not boosted, and whose updates are not
 /// charged to a holder when its GPU priority is lower), capped by `R_k`.
-pub(crate) fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut Deps) -> Time {
-    if let Some(h) = view.holds {
-        return h[k];
-    }
+fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut Deps) -> Time {
     let pk = &ctx.p[k];
     let eps = ctx.eps;
     let base = pk
@@ -123,15 +121,23 @@ pub(super) fn build(
     // request outstanding, and can only issue one while tau_i is not ready,
     // so it preempts tau_i at the ceiling at most once per ready interval:
     // after the release, after each of tau_i's lock requests, and in
-    // suspend mode after each GPU wait (one per submission, U7).
-    let ready_intervals = 1 + 2 * pi.eta + if busy { 0 } else { pi.pieces };
-    let mut own = base
-        .saturating_add(eps.saturating_mul(2 * pi.eta))
-        .saturating_add(
-            ready_intervals
-                .saturating_mul(pi.lower_updaters)
-                .saturating_mul(eps),
-        );
+    // suspend mode after each GPU wait (one per submission, U7). In the
+    // intervals that start with tau_i's segment open (after a begin
+    // request, after a GPU wait) a lower updater cannot submit: eps_fast
+    // (D20).
+    // Each lower updater's charge is also capped by its updates in tau_i's
+    // window (D21).
+    let closed_intervals = 1 + pi.eta;
+    let open_intervals = open_restarts(ctx, i);
+    let per_lower = closed_intervals
+        .saturating_mul(eps)
+        .saturating_add(open_intervals.saturating_mul(ctx.eps_fast));
+    let mut own = base.saturating_add(eps.saturating_mul(2 * pi.eta));
+    for (x, px) in ctx.p.iter().enumerate() {
+        if px.rt && px.gpu() && px.cpu == pi.cpu && px.prio < pi.prio {
+            own = own.saturating_add(updates_capped(ctx, view, x, per_lower, terms));
+        }
+    }
     let hpp_min_g = ctx.hpp[i]
         .iter()
         .filter(|&&h| ctx.p[h].gpu())
@@ -167,18 +173,42 @@ pub(super) fn build(
     // work. At any instant tau_i waits in one place, so a lock wait (of
     // tau_i, or of a task whose open segment tau_i waits behind) only needs
     // epsilon for each of the other updaters: `queued`.
-    let same_core_above = ctx.hpp[i].iter().filter(|&&h| ctx.p[h].gpu()).count();
-    let others = ctx
-        .p
-        .iter()
-        .enumerate()
-        .filter(|&(x, px)| x != i && px.rt && px.gpu())
-        .count();
-    let queued = (others - same_core_above - holders.len()) as Time;
-    let wait = eps.saturating_mul(queued).min(ctx.lock_wait);
+    let queued_set: Vec<usize> = (0..ctx.p.len())
+        .filter(|&x| {
+            let px = &ctx.p[x];
+            x != i
+                && px.rt
+                && px.gpu()
+                && !(px.cpu == pi.cpu && px.prio >= pi.prio)
+                && !holders.contains(&x)
+        })
+        .collect();
+    let queued = queued_set.len() as Time;
+    // Every one of those has a lower GPU priority than tau_i (and than the
+    // holders and same-core hpp tasks, D5), so while tau_i's segment (or
+    // theirs) is open their updates cannot submit: a wait for an end
+    // update costs eps_fast per updater (D20); a begin request's, eps.
+    let wait_begin = eps.saturating_mul(queued).min(ctx.lock_wait);
+    let wait = ctx.eps_fast.saturating_mul(queued).min(ctx.lock_wait);
     if igpu {
-        own = own.saturating_add(wait.saturating_mul(2 * pi.eta));
+        // Per queued updater: one update per request (eps ahead of a begin,
+        // eps_fast ahead of an end), and never more than its updates in
+        // tau_i's window (D21).
+        let per_queued = eps.saturating_add(ctx.eps_fast).saturating_mul(pi.eta);
+        for &x in &queued_set {
+            own = own.saturating_add(updates_capped(ctx, view, x, per_queued, terms));
+        }
     }
+    // The end wait of a same-core hpp task h: eps_fast per updater when
+    // every queued updater is below h on the GPU (always, unless h has
+    // tau_i's CPU priority and a GPU priority below the threshold).
+    let end_wait = |h: usize| {
+        if view.gprio[h] >= thr {
+            wait
+        } else {
+            wait_begin
+        }
+    };
     for &h in &ctx.hpp[i] {
         let ph = &ctx.p[h];
         if busy {
@@ -201,7 +231,7 @@ pub(super) fn build(
             let e = cpu_and_gpu.saturating_add(ctx.lock_wait.saturating_mul(2 * ph.eta));
             let mut t = term(ph.period, 0, e, false);
             if let Some(r) = view.resp_if_known(ctx, h) {
-                let e2 = cpu_and_gpu.saturating_add(wait.saturating_mul(ph.eta));
+                let e2 = cpu_and_gpu.saturating_add(end_wait(h).saturating_mul(ph.eta));
                 t.alt = Some((r.saturating_sub(e2), e2));
             }
             terms.push(t);
@@ -218,7 +248,7 @@ pub(super) fn build(
                 // (D14). Both parts of a job's delay lie in h's response
                 // window, so they form one demand with one jitter R_h - e
                 // (D10), never more than two terms with separate jitters.
-                e = e.saturating_add(open_non_cpu(ctx, h, wait));
+                e = e.saturating_add(open_non_cpu(ctx, h, end_wait(h)));
             }
             let r = view.resp(ctx, h, deps);
             terms.push(term(ph.period, r, e, true));
@@ -233,6 +263,25 @@ pub(super) fn build(
         own = own.saturating_add(boosted_lower(ctx, view, i, terms));
     }
     own
+}
+
+/// D21: the delay of tau_i by the updates of task `x` (lock waits behind
+/// them, D13, or their ceiling preemptions, D14) is at most `per_job` per
+/// job of tau_i, and never more than x's updates in tau_i's window: `2
+/// eta_x` of at most eps each per job of x, all inside x's response
+/// window (jitter `R_x - 2 eta_x eps`). Pushes the capped term and
+/// returns 0 when `R_x` is at hand without an assumption (an earlier task,
+/// the least fixed point of D11, the Audsley tests); otherwise returns
+/// `per_job`.
+fn updates_capped(ctx: &Ctx, view: &View, x: usize, per_job: Time, terms: &mut Vec<Term>) -> Time {
+    let px = &ctx.p[x];
+    let Some(r) = view.resp_if_known(ctx, x) else {
+        return per_job;
+    };
+    let mut t = term(px.period, r, ctx.eps.saturating_mul(2 * px.eta), true);
+    t.cap = Some(per_job);
+    terms.push(t);
+    0
 }
 
 /// gcaps-boost: the CPU time on its core of one segment of `l` that runs

@@ -35,7 +35,6 @@ mod view;
 
 pub(crate) use context::Ctx;
 pub(crate) use deadlock::pairs as deadlock_pairs;
-pub(crate) use gcaps::hold;
 pub(crate) use solve::{build, file_gprio, fixed_point, pass, Pass};
 pub(crate) use view::{Deps, St, Term, View};
 

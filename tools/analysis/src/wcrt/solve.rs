@@ -80,7 +80,6 @@ fn lfp(ctx: &Ctx, gprio: &[u32], terms: &mut Vec<Term>) -> Option<Vec<Time>> {
                 st: &st,
                 gprio,
                 ahead: Some(&est),
-                holds: None,
             };
             let own = build(ctx, &view, i, terms, &mut deps);
             let r = fixed_point(own, terms, ctx.p[i].deadline)?;
@@ -130,7 +129,6 @@ pub(crate) fn pass(ctx: &Ctx, gprio: &[u32], deadline_mode: bool, stop_early: bo
             st: &st,
             gprio,
             ahead: None,
-            holds: None,
         };
         let own = build(ctx, &view, i, &mut terms, &mut deps);
         let r = if deps.failed {
@@ -151,12 +149,13 @@ pub(crate) fn pass(ctx: &Ctx, gprio: &[u32], deadline_mode: bool, stop_early: bo
             }
         }
     }
-    if any_assumed && !deadline_mode && !any_stuck {
+    if (any_assumed || !all_ok) && !deadline_mode && !any_stuck {
         // Some bound used D_x of a task analysed later (equal priorities or
-        // separate GPU priorities): the least fixed point of all bounds is
-        // never larger and may stay within the deadlines where this pass
-        // does not (D11). Without such a task the pass already is the least
-        // fixed point.
+        // separate GPU priorities), or some task missed in this pass: the
+        // least fixed point of all bounds is never larger and may stay
+        // within the deadlines where this pass does not (D11), also because
+        // there every task's bound is at hand for the window caps (D18,
+        // D21). Otherwise the pass already is that least fixed point.
         if let Some(v) = lfp(ctx, gprio, &mut terms) {
             for &i in &ctx.order {
                 st[i] = St::Ok(v[i]);

@@ -28,10 +28,6 @@ pub(crate) struct View<'a> {
     /// ([`super::solve`]), or the response estimates of a GPU priority
     /// search candidate test.
     pub ahead: Option<&'a [Time]>,
-    /// Precomputed segment-open times ([`super::hold`]) by task, valid when
-    /// they do not depend on `st` (deadline mode, or all tasks `Pending`
-    /// with `ahead`).
-    pub holds: Option<&'a [Time]>,
 }
 
 /// Flags raised while building the terms of one task.

@@ -42,6 +42,7 @@ pub fn taskset(cpus: u32, eps: f64, theta: f64, l: f64, tasks: Vec<Task>) -> Tas
         platform: Platform {
             cpus,
             epsilon: ms(eps),
+            epsilon_fast: None,
             theta: ms(theta),
             timeslice: ms(l),
         },
