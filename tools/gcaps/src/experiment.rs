@@ -48,6 +48,28 @@ pub struct Args {
     /// 0.1 s per taskset and run budget of 24.
     #[arg(long, default_value_t = 0, value_name = "RUNS")]
     pub empirical: u32,
+    /// Runlist update delay epsilon of every generated taskset, in
+    /// milliseconds (default: Table 3's 1 ms).
+    #[arg(long, value_name = "MS")]
+    pub epsilon_ms: Option<f64>,
+    /// Bound of an update that cannot submit (`epsilon_fast`, D20 in
+    /// docs/analysis.md), in milliseconds, at most epsilon (default: epsilon).
+    #[arg(long, value_name = "MS")]
+    pub epsilon_fast_ms: Option<f64>,
+}
+
+/// Table 3 defaults with the overheads given on the command line.
+fn base_params(args: &Args) -> Result<GenParams, String> {
+    let ns = crate::generate::ms_to_ns;
+    let mut p = GenParams::default();
+    if let Some(e) = args.epsilon_ms {
+        p.epsilon = ns("epsilon-ms", e)?;
+    }
+    if let Some(f) = args.epsilon_fast_ms {
+        p.epsilon_fast = Some(ns("epsilon-fast-ms", f)?);
+    }
+    p.validate().map_err(|e| e.to_string())?;
+    Ok(p)
 }
 
 fn fail(msg: &str) -> ExitCode {
@@ -147,7 +169,10 @@ pub fn run(args: Args) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(&format!("cannot start worker threads: {e}")),
     };
-    let base = GenParams::default();
+    let base = match base_params(&args) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
     let start = Instant::now();
     let mut tasksets = 0u64;
     let mut analyses = 0u64;

@@ -147,7 +147,7 @@ pub struct GenFlags {
     pub best_effort_ratio: f64,
 }
 
-fn ms_to_ns(flag: &str, ms: f64) -> Result<Time, String> {
+pub(crate) fn ms_to_ns(flag: &str, ms: f64) -> Result<Time, String> {
     if !ms.is_finite() || ms < 0.0 {
         return Err(format!(
             "{flag}: need a non-negative number of milliseconds, got {ms}"

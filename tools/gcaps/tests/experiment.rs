@@ -199,3 +199,30 @@ fn unknown_sweep_name_is_escaped() {
     assert_eq!(err.lines().count(), 1, "{err:?}");
     assert!(err.contains("unknown sweep `x\\n\\u{1b}[31my`"), "{err:?}");
 }
+
+/// `--epsilon-ms` / `--epsilon-fast-ms` set the overheads of every
+/// generated taskset; epsilon_fast above epsilon is refused in one line.
+#[test]
+fn overhead_flags_are_validated() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("gcaps")
+        .unwrap()
+        .args(["experiment", "--sweep", "cpus", "-n", "2", "-q"])
+        .args(["--epsilon-ms", "0.5", "--epsilon-fast-ms", "0.6", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "gcaps experiment: error: epsilon-fast-ms: must not exceed epsilon-ms (it bounds the updates that do not submit)\n"
+    );
+    let out = Command::cargo_bin("gcaps")
+        .unwrap()
+        .args(["experiment", "--sweep", "cpus", "-n", "2", "-q"])
+        .args(["--epsilon-ms", "0.5", "--epsilon-fast-ms", "0.05", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}

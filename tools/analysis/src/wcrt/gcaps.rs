@@ -112,68 +112,104 @@ pub(super) fn build(
     deps: &mut Deps,
 ) -> Time {
     let pi = &ctx.p[i];
-    let eps = ctx.eps;
-    let busy = ctx.mode == WaitMode::Busy;
-    let igpu = pi.gpu();
-    let base = pi.c.saturating_add(pi.gm).saturating_add(pi.ge);
-    // Own work with own runlist updates (G*_i, D1) and the blocking by
-    // lower-priority updaters on the core (D14): each one has at most one
-    // request outstanding, and can only issue one while tau_i is not ready,
-    // so it preempts tau_i at the ceiling at most once per ready interval:
-    // after the release, after each of tau_i's lock requests, and in
-    // suspend mode after each GPU wait (one per submission, U7). In the
-    // intervals that start with tau_i's segment open (after a begin
-    // request, after a GPU wait) a lower updater cannot submit: eps_fast
-    // (D20).
-    // Each lower updater's charge is also capped by its updates in tau_i's
-    // window (D21).
+    // Own work with own runlist updates (G*_i, D1).
+    let mut own =
+        pi.c.saturating_add(pi.gm)
+            .saturating_add(pi.ge)
+            .saturating_add(ctx.eps.saturating_mul(2 * pi.eta));
+    own = own.saturating_add(ceiling_blocking(ctx, view, i, terms));
+    let thr = threshold(ctx, view, i);
+    let holders = holders(ctx, view, i, thr);
+    let queued = queued_updaters(ctx, i, &holders);
+    let waits = LockWaits::new(ctx, queued.len() as Time);
+    if pi.gpu() {
+        own = own.saturating_add(own_lock_waits(ctx, view, i, &queued, terms));
+    }
+    hpp_terms(ctx, view, i, thr, &waits, terms, deps);
+    for &k in &holders {
+        let e = hold(ctx, view, k, waits.end, deps);
+        let r = view.resp(ctx, k, deps);
+        terms.push(term(ctx.p[k].period, r, e, true));
+    }
+    if ctx.boost() {
+        own = own.saturating_add(boosted_lower(ctx, view, i, terms));
+    }
+    own
+}
+
+/// The blocking of tau_i by lower-priority updaters on its core (D14):
+/// each has at most one request outstanding, and can only issue one while
+/// tau_i is not ready, so it preempts tau_i at the ceiling at most once per
+/// ready interval: after the release, after each of tau_i's lock requests,
+/// and in suspend mode after each GPU wait (one per submission, U7). In the
+/// intervals that start with tau_i's segment open (after a begin request,
+/// after a GPU wait) a lower updater cannot submit: eps_fast (D20). Each
+/// lower updater's charge is also capped by its updates in tau_i's window
+/// (D21). Returns the part without a window.
+fn ceiling_blocking(ctx: &Ctx, view: &View, i: usize, terms: &mut Vec<Term>) -> Time {
+    let pi = &ctx.p[i];
     let closed_intervals = 1 + pi.eta;
-    let open_intervals = open_restarts(ctx, i);
     let per_lower = closed_intervals
-        .saturating_mul(eps)
-        .saturating_add(open_intervals.saturating_mul(ctx.eps_fast));
-    let mut own = base.saturating_add(eps.saturating_mul(2 * pi.eta));
+        .saturating_mul(ctx.eps)
+        .saturating_add(open_restarts(ctx, i).saturating_mul(ctx.eps_fast));
+    let mut fixed: Time = 0;
     for (x, px) in ctx.p.iter().enumerate() {
         if px.rt && px.gpu() && px.cpu == pi.cpu && px.prio < pi.prio {
-            own = own.saturating_add(updates_capped(ctx, view, x, per_lower, terms));
+            fixed = fixed.saturating_add(updates_capped(ctx, view, x, per_lower, terms));
         }
     }
-    let hpp_min_g = ctx.hpp[i]
-        .iter()
-        .filter(|&&h| ctx.p[h].gpu())
-        .map(|&h| view.gprio[h])
-        .min()
-        .unwrap_or(u32::MAX);
-    // Remote tasks whose open segments can delay tau_i (K): GPU priority >=
-    // tau_i's (Lemma 10/13 second term), or, busy-waiting, >= the lowest GPU
-    // priority of a same-core higher-priority GPU task that tau_i may wait
-    // behind on its core (Lemma 11, D5).
+    fixed
+}
+
+/// The GPU priority threshold of the remote tasks whose open segments can
+/// delay tau_i (K): GPU priority >= tau_i's (Lemma 10/13 second term), or,
+/// busy-waiting, >= the lowest GPU priority of a same-core higher-priority
+/// GPU task that tau_i may wait behind on its core (Lemma 11, D5);
+/// `u32::MAX` when there is none.
+fn threshold(ctx: &Ctx, view: &View, i: usize) -> u32 {
     let mut thr = u32::MAX;
-    if igpu {
+    if ctx.p[i].gpu() {
         thr = view.gprio[i];
     }
-    if busy {
+    if ctx.mode == WaitMode::Busy {
+        let hpp_min_g = ctx.hpp[i]
+            .iter()
+            .filter(|&&h| ctx.p[h].gpu())
+            .map(|&h| view.gprio[h])
+            .min()
+            .unwrap_or(u32::MAX);
         thr = thr.min(hpp_min_g);
     }
-    let holders: Vec<usize> = if thr == u32::MAX {
-        Vec::new()
-    } else {
-        (0..ctx.p.len())
-            .filter(|&k| {
-                let pk = &ctx.p[k];
-                k != i && pk.rt && pk.gpu() && pk.cpu != pi.cpu && view.gprio[k] >= thr
-            })
-            .collect()
-    };
-    // Lock waits (D13): the rt_mutex grants in FIFO order at the ceiling,
-    // so a request waits for at most one update of every other real-time
-    // GPU task. Some of those updates are charged elsewhere here: those of
-    // same-core higher-priority tasks are in their terms, those of the
-    // holders K inside their segment-open times, and tau_i's own in its own
-    // work. At any instant tau_i waits in one place, so a lock wait (of
-    // tau_i, or of a task whose open segment tau_i waits behind) only needs
-    // epsilon for each of the other updaters: `queued`.
-    let queued_set: Vec<usize> = (0..ctx.p.len())
+    thr
+}
+
+/// The holders K of tau_i (D5): remote real-time GPU tasks at or above the
+/// threshold.
+fn holders(ctx: &Ctx, view: &View, i: usize, thr: u32) -> Vec<usize> {
+    if thr == u32::MAX {
+        return Vec::new();
+    }
+    let pi = &ctx.p[i];
+    (0..ctx.p.len())
+        .filter(|&k| {
+            let pk = &ctx.p[k];
+            k != i && pk.rt && pk.gpu() && pk.cpu != pi.cpu && view.gprio[k] >= thr
+        })
+        .collect()
+}
+
+/// Lock waits (D13): the rt_mutex grants in FIFO order at the ceiling, so a
+/// request waits for at most one update of every other real-time GPU task.
+/// Some of those updates are charged elsewhere: those of same-core
+/// higher-priority tasks are in their terms, those of the holders K inside
+/// their segment-open times, and tau_i's own in its own work. At any
+/// instant tau_i waits in one place, so a lock wait (of tau_i, or of a task
+/// whose open segment tau_i waits behind) only needs the other updaters:
+/// these. Every one of them has a lower GPU priority than tau_i and than
+/// the holders and same-core hpp tasks (D5, strict same-core order).
+fn queued_updaters(ctx: &Ctx, i: usize, holders: &[usize]) -> Vec<usize> {
+    let pi = &ctx.p[i];
+    (0..ctx.p.len())
         .filter(|&x| {
             let px = &ctx.p[x];
             x != i
@@ -182,40 +218,77 @@ pub(super) fn build(
                 && !(px.cpu == pi.cpu && px.prio >= pi.prio)
                 && !holders.contains(&x)
         })
-        .collect();
-    let queued = queued_set.len() as Time;
-    // Every one of those has a lower GPU priority than tau_i (and than the
-    // holders and same-core hpp tasks, D5), so while tau_i's segment (or
-    // theirs) is open their updates cannot submit: a wait for an end
-    // update costs eps_fast per updater (D20); a begin request's, eps.
-    let wait_begin = eps.saturating_mul(queued).min(ctx.lock_wait);
-    let wait = ctx.eps_fast.saturating_mul(queued).min(ctx.lock_wait);
-    if igpu {
-        // Per queued updater: one update per request (eps ahead of a begin,
-        // eps_fast ahead of an end), and never more than its updates in
-        // tau_i's window (D21).
-        let per_queued = eps.saturating_add(ctx.eps_fast).saturating_mul(pi.eta);
-        for &x in &queued_set {
-            own = own.saturating_add(updates_capped(ctx, view, x, per_queued, terms));
+        .collect()
+}
+
+/// One lock wait behind the queued updaters (D13): ahead of a begin
+/// request, eps each; ahead of the end request of an open segment that
+/// outranks them all, eps_fast each, since their updates cannot submit
+/// then (D20).
+struct LockWaits {
+    begin: Time,
+    end: Time,
+}
+
+impl LockWaits {
+    fn new(ctx: &Ctx, queued: Time) -> LockWaits {
+        LockWaits {
+            begin: ctx.eps.saturating_mul(queued).min(ctx.lock_wait),
+            end: ctx.eps_fast.saturating_mul(queued).min(ctx.lock_wait),
         }
     }
-    // The end wait of a same-core hpp task h: eps_fast per updater when
-    // every queued updater is below h on the GPU (always, unless h has
-    // tau_i's CPU priority and a GPU priority below the threshold).
-    let end_wait = |h: usize| {
+
+    /// The end wait of a same-core hpp task h: eps_fast per updater when
+    /// every queued updater is below h on the GPU (always, unless h has
+    /// tau_i's CPU priority and a GPU priority below the threshold).
+    fn end_of(&self, view: &View, h: usize, thr: u32) -> Time {
         if view.gprio[h] >= thr {
-            wait
+            self.end
         } else {
-            wait_begin
+            self.begin
         }
-    };
+    }
+}
+
+/// tau_i's own lock waits (D13): per queued updater, one update per
+/// request (eps ahead of a begin, eps_fast ahead of an end, D20), and never
+/// more than its updates in tau_i's window (D21). Returns the part without
+/// a window.
+fn own_lock_waits(
+    ctx: &Ctx,
+    view: &View,
+    i: usize,
+    queued: &[usize],
+    terms: &mut Vec<Term>,
+) -> Time {
+    let per_queued = ctx
+        .eps
+        .saturating_add(ctx.eps_fast)
+        .saturating_mul(ctx.p[i].eta);
+    queued.iter().fold(0, |acc: Time, &x| {
+        acc.saturating_add(updates_capped(ctx, view, x, per_queued, terms))
+    })
+}
+
+/// The terms of tau_i's same-core higher-priority tasks (D3, D10).
+fn hpp_terms(
+    ctx: &Ctx,
+    view: &View,
+    i: usize,
+    thr: u32,
+    waits: &LockWaits,
+    terms: &mut Vec<Term>,
+    deps: &mut Deps,
+) {
+    let eps = ctx.eps;
+    let igpu = ctx.p[i].gpu();
     for &h in &ctx.hpp[i] {
         let ph = &ctx.p[h];
-        if busy {
+        if ctx.mode == WaitMode::Busy {
             // Lemma 12 + Lemma 10 first term, for any tau_i (D3): C_h +
             // G^m_h + the busy wait on its own G^e and its two updates per
-            // segment. Waiting behind remote segments is charged through K
-            // below. h's lock waits, two per segment, either count
+            // segment. Waiting behind remote segments is charged through K.
+            // h's lock waits, two per segment, either count
             // suspension-obliviously at their full bound W with no jitter,
             // or, with the jitter R_h - e, only where they can delay tau_i:
             // the end waits, while h's segment is open (tau_i, or a task of
@@ -231,7 +304,8 @@ pub(super) fn build(
             let e = cpu_and_gpu.saturating_add(ctx.lock_wait.saturating_mul(2 * ph.eta));
             let mut t = term(ph.period, 0, e, false);
             if let Some(r) = view.resp_if_known(ctx, h) {
-                let e2 = cpu_and_gpu.saturating_add(end_wait(h).saturating_mul(ph.eta));
+                let e2 =
+                    cpu_and_gpu.saturating_add(waits.end_of(view, h, thr).saturating_mul(ph.eta));
                 t.alt = Some((r.saturating_sub(e2), e2));
             }
             terms.push(t);
@@ -248,21 +322,12 @@ pub(super) fn build(
                 // (D14). Both parts of a job's delay lie in h's response
                 // window, so they form one demand with one jitter R_h - e
                 // (D10), never more than two terms with separate jitters.
-                e = e.saturating_add(open_non_cpu(ctx, h, end_wait(h)));
+                e = e.saturating_add(open_non_cpu(ctx, h, waits.end_of(view, h, thr)));
             }
             let r = view.resp(ctx, h, deps);
             terms.push(term(ph.period, r, e, true));
         }
     }
-    for &k in &holders {
-        let e = hold(ctx, view, k, wait, deps);
-        let r = view.resp(ctx, k, deps);
-        terms.push(term(ctx.p[k].period, r, e, true));
-    }
-    if ctx.boost() {
-        own = own.saturating_add(boosted_lower(ctx, view, i, terms));
-    }
-    own
 }
 
 /// D21: the delay of tau_i by the updates of task `x` (lock waits behind
