@@ -412,7 +412,7 @@ void gcaps_glue_task_params(uintptr_t t, s32 *policy, s32 *prio, bool *reset_on_
 
 	*policy = READ_ONCE(p->policy);
 	*prio = READ_ONCE(p->rt_priority);
-	*reset_on_fork = READ_ONCE(p->sched_reset_on_fork);
+	*reset_on_fork = p->sched_reset_on_fork;
 }
 
 static bool gcaps_rt_policy(int policy)
