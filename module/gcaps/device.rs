@@ -314,8 +314,9 @@ impl State {
         // The reply must be deliverable before anything happens: an EFAULT means nothing
         // changed (unless another thread unmaps the struct during the call, uapi header).
         glue::write_arg(arg, &a, size)?;
-        // The class and priority are the task's, now (never the caller's word).
-        let sched = glue::current_sched();
+        // The class and priority are the task's own, now (never the caller's word, nor the
+        // holder boost gcaps gave it).
+        let sched = self.sched.own_sched(glue::current_sched());
         let req = match ioctl::begin_request(&a, sched, glue::may_raise_rt_prio) {
             Ok(req) => req,
             Err(r) => {

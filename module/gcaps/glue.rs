@@ -13,6 +13,7 @@ use core::mem::size_of;
 use core::ops::{Deref, DerefMut};
 use core::ptr::NonNull;
 
+use super::gcaps_core::boost::SCHED_FIFO;
 use super::gcaps_core::ioctl::{self, Sched};
 use super::gcaps_core::uapi::{self, IoctlArg};
 use super::gcaps_core::{
@@ -398,7 +399,23 @@ impl SchedLock {
 
     /// Whether `t` is boosted now.
     pub(crate) fn is_boosted(&self, t: TaskToken) -> bool {
-        self.with(|h| h.boosted() == Some(t))
+        self.with(|h| h.is_boosted(t, task_params(t)))
+    }
+
+    /// The calling thread's own policy and priority (`live`, read from the task): what it
+    /// runs at without the holder boost. The lock is taken only for a thread that runs at
+    /// exactly SCHED_FIFO `boost_prio` (only the boosted thread can be the boost's), so no
+    /// other caller pays for it.
+    pub(crate) fn own_sched(&self, live: Sched) -> Sched {
+        if !self.on || live.policy != SCHED_FIFO || live.rt_priority != self.initial.prio() {
+            return live;
+        }
+        let me = task_self();
+        let own = self.with(|h| h.own_of(me, task_params(me)));
+        Sched {
+            policy: own.policy,
+            rt_priority: own.prio,
+        }
     }
 }
 

@@ -167,6 +167,11 @@ impl Holder {
         self.boost_prio > 0
     }
 
+    /// The holder's SCHED_FIFO priority (0: boosting off).
+    pub fn prio(&self) -> i32 {
+        self.boost_prio
+    }
+
     /// The thread the module counts as boosted now (its parameters are, or will be when it
     /// leaves its ceiling, SCHED_FIFO `boost_prio`): not a `Kept` holder.
     pub fn boosted(&self) -> Option<TaskToken> {
@@ -175,6 +180,26 @@ impl Holder {
                 Some(task)
             }
             State::None | State::Kept { .. } => None,
+        }
+    }
+
+    /// Whether `t` (parameters `live`) is boosted now: the holder, and (if gcaps set its
+    /// parameters) still at them; a holder that changed its own since is not.
+    pub fn is_boosted(&self, t: TaskToken, live: Params) -> bool {
+        match self.state {
+            State::Set { task, .. } => task == t && live.is_fifo(self.boost_prio),
+            State::InCeiling { task, .. } | State::Deferred { task } => task == t,
+            State::None | State::Kept { .. } => false,
+        }
+    }
+
+    /// The calling thread `cur`'s own parameters (what it runs at without gcaps's change): its
+    /// `live` ones, or, while gcaps boosts it, what it returns to. A begin is judged by these
+    /// (class, inherited GPU priority, permission), never by the boost.
+    pub fn own_of(&self, cur: TaskToken, live: Params) -> Params {
+        match self.state {
+            State::Set { task, own } if task == cur && live.is_fifo(self.boost_prio) => own,
+            _ => live,
         }
     }
 
@@ -462,6 +487,19 @@ mod tests {
         z.raise(&mut h);
         assert_eq!(z.live, fifo(99));
         assert_eq!(z.restore(&mut h), None);
+    }
+
+    #[test]
+    fn a_boosted_thread_is_judged_by_its_own_parameters() {
+        let mut h = Holder::new(98, 99);
+        let mut x = Thread::new(X, fifo(10));
+        x.boost(&mut h);
+        assert!(h.is_boosted(X, x.live));
+        assert_eq!(h.own_of(X, x.live), fifo(10));
+        assert_eq!(h.own_of(Y, fifo(98)), fifo(98));
+        x.live = fifo(20);
+        assert!(!h.is_boosted(X, x.live));
+        assert_eq!(h.own_of(X, x.live), fifo(20));
     }
 
     #[test]

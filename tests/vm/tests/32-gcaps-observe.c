@@ -90,7 +90,8 @@ static uint64_t trace_head(int fd)
 static const char *kind_name(unsigned int k)
 {
 	static const char *n[] = { "?", "OPEN", "CLOSE", "BEGIN", "END", "PREEMPT", "RESUME",
-				   "RECOVERY", "TSG_NEW", "TSG_GONE" };
+				   "RECOVERY", "TSG_NEW", "TSG_GONE", "TSG_ALWAYS", "BOOST",
+				   "UNBOOST" };
 
 	return k < sizeof(n) / sizeof(n[0]) ? n[k] : "?";
 }
@@ -212,11 +213,16 @@ static void test_scenario(void)
 	{
 		const struct want w[] = {
 			{ GCAPS_TRACE_BEGIN, lo, 10, 0, 10, 0, lo, 1 },
+			/* holder boost (on by default): this thread runs at 98 while lo runs */
+			{ GCAPS_TRACE_BOOST, lo, 98, 10, 10, 0, lo, 0 },
+			/* hi's owner is the same thread: it stays boosted, no event */
 			{ GCAPS_TRACE_BEGIN, hi, 10, 20, 20, 0, hi, 1 },
 			{ GCAPS_TRACE_PREEMPT, lo, 0, 0, 10, 0, hi, 0 },
 			{ GCAPS_TRACE_END, hi, 0, 0, 0, 0, lo, 1 },
 			{ GCAPS_TRACE_RESUME, lo, 0, 0, 10, 0, lo, 0 },
 			{ GCAPS_TRACE_END, lo, 0, 0, 0, 0, 0, 1 },
+			/* back to its own FIFO 10 (from the ceiling of its end) */
+			{ GCAPS_TRACE_UNBOOST, lo, 10, 10, 10, 0, 0, 0 },
 			{ GCAPS_TRACE_BEGIN, be, 0, 0, 0, 0, 0, 0 },
 			{ GCAPS_TRACE_END, be, 0, 0, 0, 0, 0, 0 },
 			{ GCAPS_TRACE_BEGIN, be, 0, 0, 0, 0, 0, 0 },
@@ -238,10 +244,13 @@ static void test_scenario(void)
 				 e->running_client_id == w[i].running &&
 				 e->running_tgid == (w[i].running ? (unsigned)getpid() : 0) &&
 				 (w[i].rt ? e->delay_ns > 0 : e->delay_ns == 0) &&
-				 (i == 0 || e->time_ns >= ev[i - 1].time_ns) && e->reserved == 0 &&
+				 (i == 0 || e->time_ns >= ev[i - 1].time_ns) &&
+				 e->tid == ((e->kind == GCAPS_TRACE_BOOST ||
+					     e->kind == GCAPS_TRACE_UNBOOST) ? (unsigned)gettid() : 0) &&
 				 strncmp(e->comm, comm, sizeof(e->comm)) == 0 &&
-				 /* PREEMPT/RESUME carry their cause's time */
-				 ((e->kind != GCAPS_TRACE_PREEMPT && e->kind != GCAPS_TRACE_RESUME) ||
+				 /* PREEMPT/RESUME/BOOST/UNBOOST carry their cause's time */
+				 ((e->kind != GCAPS_TRACE_PREEMPT && e->kind != GCAPS_TRACE_RESUME &&
+				   e->kind != GCAPS_TRACE_BOOST && e->kind != GCAPS_TRACE_UNBOOST) ||
 				  e->time_ns == ev[i - 1].time_ns);
 
 			CHECK(ok, "event %u (seq %llu): got %s client %llu, want %s client %llu "
@@ -260,11 +269,11 @@ static void test_scenario(void)
 			}
 		}
 		/* No TSGs: only the switches between "all" and "a real-time segment" show. */
-		CHECK(ev[1].generation == ev[0].generation && ev[4].generation == ev[0].generation &&
-		      ev[5].generation == ev[0].generation + 1,
+		CHECK(ev[2].generation == ev[0].generation && ev[5].generation == ev[0].generation &&
+		      ev[6].generation == ev[0].generation + 1,
 		      "generations %llu %llu %llu %llu", (unsigned long long)ev[0].generation,
-		      (unsigned long long)ev[1].generation, (unsigned long long)ev[4].generation,
-		      (unsigned long long)ev[5].generation);
+		      (unsigned long long)ev[2].generation, (unsigned long long)ev[5].generation,
+		      (unsigned long long)ev[6].generation);
 		if (bad || r.events_count != n)
 			dump(ev, r.events_count);
 	}
@@ -313,14 +322,17 @@ static void test_scenario(void)
 	CHECK(seg_end(fl) == 0, "low end after high's close");
 	set_fifo(0);
 	r = trace(fl, head, ev, 32);
-	CHECK(r.events_count == 6 && ev[2].kind == GCAPS_TRACE_PREEMPT && ev[2].client_id == lo &&
-	      ev[3].kind == GCAPS_TRACE_CLOSE && ev[3].client_id == hi &&
-	      ev[3].flags == GCAPS_TRACE_F_ENDED && ev[3].running_client_id == lo &&
-	      ev[4].kind == GCAPS_TRACE_RESUME && ev[4].client_id == lo &&
-	      ev[4].running_client_id == lo && ev[5].kind == GCAPS_TRACE_END &&
-	      ev[5].client_id == lo && ev[5].running_client_id == 0,
+	/* (with the holder boost's BOOST after the first BEGIN and UNBOOST after the last END) */
+	CHECK(r.events_count == 8 && ev[1].kind == GCAPS_TRACE_BOOST && ev[1].client_id == lo &&
+	      ev[3].kind == GCAPS_TRACE_PREEMPT && ev[3].client_id == lo &&
+	      ev[4].kind == GCAPS_TRACE_CLOSE && ev[4].client_id == hi &&
+	      ev[4].flags == GCAPS_TRACE_F_ENDED && ev[4].running_client_id == lo &&
+	      ev[5].kind == GCAPS_TRACE_RESUME && ev[5].client_id == lo &&
+	      ev[5].running_client_id == lo && ev[6].kind == GCAPS_TRACE_END &&
+	      ev[6].client_id == lo && ev[6].running_client_id == 0 &&
+	      ev[7].kind == GCAPS_TRACE_UNBOOST && ev[7].cpu_priority == 10,
 	      "close of the running segment: events wrong (%u events)", r.events_count);
-	if (r.events_count != 6 || ev[4].kind != GCAPS_TRACE_RESUME)
+	if (r.events_count != 8 || ev[5].kind != GCAPS_TRACE_RESUME)
 		dump(ev, r.events_count);
 	s = stats(fl, 0);
 	CHECK(s.preemptions == 2 && s.resumes == 2 && s.ends_by_close == 2,

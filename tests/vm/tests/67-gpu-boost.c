@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Holder boost (issue 20), with real processes on the emulated GPU. vmtest-timeout=300
+ *
+ * 1. The D4 scenario, with gcaps.ko loaded with boost=0 and then boost=1 (both printed):
+ *    L (CPU 0, SCHED_FIFO 20, GPU priority 20) has the running segment and does HOLD ms of
+ *    CPU work inside it (CPU time of its thread, not wall time) before its GPU work (W_L ms,
+ *    busy-waited); T (CPU 1, SCHED_FIFO 30, GPU priority 10, lower than L's) begins once LIST
+ *    shows L RUNNING, so T's segment is pending behind L's; once LIST shows T PENDING, the
+ *    CPU hog H (CPU 0, SCHED_FIFO 50: above L, below boost_prio 98) wakes and spins HOG ms
+ *    of CPU time. T's GPU wait is T's GPU start minus its begin call.
+ *    - boost=0: H preempts L inside its segment, so T's wait includes H's run: it must be at
+ *      least L's remaining own work + HOG, and H's run must lie inside T's wait.
+ *    - boost=1: L runs at SCHED_FIFO 98 while its segment runs, so H waits for L's segment
+ *      and T's wait is bounded by L's own remaining work + 2 eps + theta + tol, where L's
+ *      remaining work is its CPU work still to do at T's begin call (L records the wall time
+ *      of every 1 ms of its CPU time, so a vCPU stall of the loaded host counts as L's work)
+ *      + W_L, eps the largest update delay STATS sampled in the run, theta the emulated GPU's
+ *      switch time, and tol = 1 ms (the resolution of L's CPU-time marks) + 10 ms (TCG
+ *      timer and wake-up jitter: the wake of T's GPU work, L's poll of its completion), which
+ *      is far below HOG = 300 ms, so the hog's run cannot hide in it. H must start after L's
+ *      segment ended.
+ *    Every step waits for an event (LIST states, a pipe, the children's records); a run whose
+ *    precondition failed (H woke after L's CPU work was done) is retried, at most 3 times.
+ * 2. Composition and the thread rules (boost=1): a boosted owner's end returns it to its own
+ *    FIFO 10 (not 98); a SCHED_RR owner returns to SCHED_RR; a thread that changes its own
+ *    priority while boosted keeps it (STATUS no longer says boosted) and its end leaves it;
+ *    in a multi-threaded process only the thread that began is boosted, and another thread's
+ *    end unboosts it; STATUS VER1 reports boost, boost_prio and update_prio; the trace holds
+ *    BOOST/UNBOOST with the thread ids and priorities.
+ * 3. kill -9 of a boosted owner: the pending segment's owner (another process) is boosted as
+ *    its segment becomes the running one, and returns to its own priority at its end; the
+ *    killed owner's client is gone (LIST).
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include "../lib/vmtest.h"
+#include "../../../module/simgpu/gcaps_simgpu.h"
+
+#define HOLD_MS 300
+#define HOG_MS 300
+#define WL_MS 40
+#define WT_MS 10
+#define THETA_US 200
+#define TOL_NS (1000000ull + 10000000ull)
+
+static const char *volatile phase = "start";
+
+struct rec {
+	volatile uint64_t l_begun, l_cpu_done, l_gpu_start, l_gpu_end, l_end_call, l_ended;
+	volatile uint64_t l_mark[HOLD_MS + 1];	/* wall time when L's CPU time reached i ms */
+	volatile uint64_t t_begin_call, t_begun, t_gpu_start, t_gpu_end, t_ended;
+	volatile uint32_t t_state, l_state, t_ready, h_ready;
+	volatile uint64_t h_start, h_end;
+};
+
+static struct rec *R;
+
+static void pin(int cpu)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	if (sched_setaffinity(0, sizeof(s), &s))
+		_exit(90);
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Spins until this thread has run `ms` more ms of CPU time; marks[i]: wall time at i ms. */
+static void spin_cpu(int ms, volatile uint64_t *marks)
+{
+	uint64_t c0 = cpu_ns();
+	int i = 0;
+
+	for (;;) {
+		uint64_t c = cpu_ns() - c0;
+
+		while (marks && i <= ms && c >= (uint64_t)i * 1000000ull)
+			marks[i++] = now_ns();
+		if (c >= (uint64_t)ms * 1000000ull)
+			return;
+	}
+}
+
+static int gpu_open(void)
+{
+	int g = open("/dev/" SIMGPU_DEVICE_NAME, O_RDWR);
+
+	if (g < 0)
+		_exit(91);
+	return g;
+}
+
+/* Submits `ms` of GPU work and waits (busy: polling), returning its completion. */
+static struct simgpu_completion gpu_work(int g, int ms, int busy)
+{
+	struct simgpu_submit s = { .size = sizeof(s), .exec_ns = (uint64_t)ms * 1000000ull };
+	struct simgpu_wait w = { .size = sizeof(w) };
+
+	if (ioctl(g, SIMGPU_IOC_SUBMIT, &s))
+		_exit(92);
+	w.seqno = s.seqno;
+	w.flags = busy ? SIMGPU_WAIT_POLL : 0;
+	while (ioctl(g, SIMGPU_IOC_WAIT, &w))
+		if (errno != EAGAIN && errno != EINTR)
+			_exit(93);
+	return w.done;
+}
+
+static int seg_begin(int fd, int gprio, uint32_t *state)
+{
+	struct gcaps_seg_begin b = { .size = sizeof(b), .gpu_priority = gprio };
+	int r = ioctl(fd, GCAPS_IOC_SEG_BEGIN, &b) ? errno : 0;
+
+	if (state)
+		*state = b.state;
+	return r;
+}
+
+static int seg_end(int fd)
+{
+	struct gcaps_seg_end e = { .size = sizeof(e) };
+
+	return ioctl(fd, GCAPS_IOC_SEG_END, &e) ? errno : 0;
+}
+
+static struct gcaps_status status(int fd)
+{
+	struct gcaps_status s = { .size = sizeof(s) };
+
+	CHECK(ioctl(fd, GCAPS_IOC_STATUS, &s) == 0, "STATUS: %s", strerror(errno));
+	return s;
+}
+
+/* The LIST state of the client of process `pid` (-1: none). */
+static int list_state(int fd, pid_t pid)
+{
+	struct gcaps_client_info c[64];
+	struct gcaps_list l = { .size = sizeof(l), .clients_ptr = (uintptr_t)c, .clients_cap = 64 };
+	unsigned int i;
+
+	if (ioctl(fd, GCAPS_IOC_LIST, &l))
+		return -2;
+	for (i = 0; i < l.clients_count && i < 64; i++)
+		if (c[i].tgid == (uint32_t)pid)
+			return (int)c[i].state;
+	return -1;
+}
+
+/* Polls LIST (1 ms apart, at most 20 s) until `pid`'s client is in `state`. */
+static int wait_state(int fd, pid_t pid, int state, const char *what)
+{
+	uint64_t end = now_ns() + 20000000000ull;
+
+	while (now_ns() < end) {
+		if (list_state(fd, pid) == state)
+			return 1;
+		usleep(1000);
+	}
+	CHECK(0, "%s: LIST never showed pid %d in state %d", what, pid, state);
+	return 0;
+}
+
+/* The policy and priority of thread `tid`. */
+static void sched_of(pid_t tid, int *policy, int *prio)
+{
+	struct sched_param sp = { 0 };
+
+	*policy = sched_getscheduler(tid);
+	sched_getparam(tid, &sp);
+	*prio = sp.sched_priority;
+}
+
+static int is(pid_t tid, int policy, int prio)
+{
+	int p, q;
+
+	sched_of(tid, &p, &q);
+	return p == policy && q == prio;
+}
+
+static void load(int boost)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "insmod /modules/gcaps.ko boost=%d", boost);
+	sh(cmd);
+	snprintf(cmd, sizeof(cmd), "insmod /modules/gcaps_simgpu.ko theta_us=%d", THETA_US);
+	sh(cmd);
+}
+
+static void unload(void)
+{
+	sh("rmmod gcaps_simgpu");
+	sh("rmmod gcaps");
+}
+
+static pid_t child_l(void)
+{
+	pid_t p = fork();
+
+	if (p)
+		return p;
+	pin(0);
+	set_fifo(20);
+	{
+		int fd = open_dev(), g = gpu_open();
+		uint32_t st;
+		struct simgpu_completion c;
+
+		if (seg_begin(fd, 0, &st))
+			_exit(94);
+		R->l_state = st;
+		R->l_begun = now_ns();
+		spin_cpu(HOLD_MS, R->l_mark);
+		R->l_cpu_done = now_ns();
+		c = gpu_work(g, WL_MS, 1);
+		R->l_gpu_start = c.start_ns;
+		R->l_gpu_end = c.end_ns;
+		R->l_end_call = now_ns();
+		if (seg_end(fd))
+			_exit(95);
+		R->l_ended = now_ns();
+	}
+	_exit(0);
+}
+
+static pid_t child_t(int go)
+{
+	pid_t p = fork();
+
+	if (p)
+		return p;
+	pin(1);
+	set_fifo(30);
+	{
+		int fd = open_dev(), g = gpu_open();
+		uint32_t st;
+		char b;
+		struct simgpu_completion c;
+
+		R->t_ready = 1;
+		if (read(go, &b, 1) != 1)
+			_exit(96);
+		R->t_begin_call = now_ns();
+		if (seg_begin(fd, 10, &st))
+			_exit(97);
+		R->t_begun = now_ns();
+		R->t_state = st;
+		c = gpu_work(g, WT_MS, 0);
+		R->t_gpu_start = c.start_ns;
+		R->t_gpu_end = c.end_ns;
+		if (seg_end(fd))
+			_exit(98);
+		R->t_ended = now_ns();
+	}
+	_exit(0);
+}
+
+static pid_t child_h(int go)
+{
+	pid_t p = fork();
+	char b;
+
+	if (p)
+		return p;
+	pin(0);
+	set_fifo(50);
+	R->h_ready = 1;
+	if (read(go, &b, 1) != 1)
+		_exit(96);
+	R->h_start = now_ns();
+	spin_cpu(HOG_MS, NULL);
+	R->h_end = now_ns();
+	_exit(0);
+}
+
+static int reap(pid_t p, const char *who)
+{
+	int st;
+
+	if (waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		CHECK(0, "%s (pid %d) failed: status %#x", who, p, st);
+		return 0;
+	}
+	return 1;
+}
+
+/* One D4 run; returns T's GPU wait (0: precondition failed, retry), the bound in *bound. */
+static uint64_t d4_once(int boost, int fd, uint64_t *bound, uint64_t *rem_l, uint64_t *eps)
+{
+	int pt[2], ph[2], ok = 1;
+	pid_t l, t, h;
+	uint64_t wake, wait, consumed = 0;
+	struct gcaps_stats s = { .size = sizeof(s), .flags = GCAPS_STATS_RESET };
+	unsigned int i;
+
+	memset((void *)R, 0, sizeof(*R));
+	CHECK(ioctl(fd, GCAPS_IOC_STATS, &s) == 0, "STATS reset: %s", strerror(errno));
+	if (pipe(pt) || pipe(ph))
+		exit(1);
+	h = child_h(ph[0]);
+	t = child_t(pt[0]);
+	while (!R->t_ready || !R->h_ready)
+		usleep(1000);
+	phase = "D4: L begins";
+	l = child_l();
+	ok &= wait_state(fd, l, GCAPS_STATE_RUNNING, "L's segment");
+	phase = "D4: T begins";
+	if (write(pt[1], "g", 1) != 1)
+		exit(1);
+	ok &= wait_state(fd, t, GCAPS_STATE_PENDING, "T's segment");
+	phase = "D4: the hog wakes";
+	wake = now_ns();
+	if (write(ph[1], "g", 1) != 1)
+		exit(1);
+	phase = "D4: waiting for L, T, H";
+	ok &= reap(l, "L");
+	ok &= reap(t, "T");
+	ok &= reap(h, "H");
+	close(pt[0]); close(pt[1]); close(ph[0]); close(ph[1]);
+	s.flags = 0;
+	CHECK(ioctl(fd, GCAPS_IOC_STATS, &s) == 0, "STATS: %s", strerror(errno));
+	*eps = s.delay_max_ns;
+	if (!ok)
+		return 0;
+	CHECK(R->l_state == GCAPS_STATE_RUNNING && R->t_state == GCAPS_STATE_PENDING,
+	      "L state %u, T state %u: want running, pending", R->l_state, R->t_state);
+	if (wake >= R->l_cpu_done) {
+		printf("boost=%d: the hog woke after L's CPU work was done; again\n", boost);
+		return 0;
+	}
+	for (i = 0; i <= HOLD_MS; i++)
+		if (R->l_mark[i] && R->l_mark[i] <= R->t_begin_call)
+			consumed = i;
+	*rem_l = (uint64_t)(HOLD_MS - consumed) * 1000000ull + WL_MS * 1000000ull;
+	*bound = *rem_l + 2 * *eps + THETA_US * 1000ull + TOL_NS;
+	wait = R->t_gpu_start - R->t_begin_call;
+	printf("boost=%d: T's GPU wait %llu us; L's remaining own work at T's begin %llu us "
+	       "(%llu of %d ms CPU done); eps %llu us, theta %d us, tol %llu us; hog ran "
+	       "%llu..%llu us after T's begin call, L's segment ended %llu us after it\n",
+	       boost, (unsigned long long)wait / 1000, (unsigned long long)*rem_l / 1000,
+	       (unsigned long long)consumed, HOLD_MS, (unsigned long long)*eps / 1000, THETA_US,
+	       (unsigned long long)TOL_NS / 1000,
+	       (unsigned long long)(R->h_start - R->t_begin_call) / 1000,
+	       (unsigned long long)(R->h_end - R->t_begin_call) / 1000,
+	       (unsigned long long)(R->l_ended - R->t_begin_call) / 1000);
+	return wait;
+}
+
+static uint64_t d4(int boost)
+{
+	uint64_t wait = 0, bound = 0, rem = 0, eps = 0;
+	int fd, k;
+
+	load(boost);
+	fd = open_dev();
+	{
+		struct gcaps_status st = status(fd);
+
+		CHECK(!!(st.boost & GCAPS_BOOST_ON) == boost && st.update_prio == 99 &&
+		      st.boost_prio == (boost ? 98 : 0),
+		      "STATUS boost %#x boost_prio %d update_prio %d (boost=%d)", st.boost,
+		      st.boost_prio, st.update_prio, boost);
+	}
+	for (k = 0; k < 3 && !wait && !failures; k++)
+		wait = d4_once(boost, fd, &bound, &rem, &eps);
+	CHECK(wait, "boost=%d: no valid run in 3 tries", boost);
+	if (wait && boost) {
+		CHECK(wait <= bound,
+		      "boost=1: T's GPU wait %llu us above L's remaining work + 2 eps + theta + tol = "
+		      "%llu us", (unsigned long long)wait / 1000, (unsigned long long)bound / 1000);
+		CHECK(R->h_start >= R->l_ended,
+		      "boost=1: the hog ran %lld us before L's segment ended",
+		      (long long)(R->l_ended - R->h_start) / 1000);
+	} else if (wait) {
+		CHECK(wait >= rem + HOG_MS * 1000000ull - 1000000ull,
+		      "boost=0: T's GPU wait %llu us, want at least L's remaining work + the hog = "
+		      "%llu us", (unsigned long long)wait / 1000,
+		      (unsigned long long)(rem + HOG_MS * 1000000ull) / 1000);
+		CHECK(R->h_start >= R->t_begin_call && R->h_end <= R->t_gpu_start,
+		      "boost=0: the hog's run is not inside T's GPU wait");
+	}
+	close(fd);
+	unload();
+	return wait;
+}
+
+/* --------------------------------------------------------------- thread rules */
+
+struct thr {
+	int fd;
+	volatile pid_t tid;
+	volatile int step, done;
+};
+
+static void *began_thread(void *arg)
+{
+	struct thr *a = arg;
+
+	set_fifo(10);
+	a->tid = gettid();
+	CHECK(seg_begin(a->fd, 0, NULL) == 0, "thread's begin");
+	a->done = 1;
+	while (a->step == 0)
+		usleep(1000);
+	return NULL;
+}
+
+static void rules(void)
+{
+	int fd, pol, pr;
+	struct gcaps_status st;
+	pid_t me = gettid();
+
+	load(1);
+	fd = open_dev();
+
+	/* A boosted owner's end (98 -> ceiling 99 -> its own 10, not 98). */
+	set_fifo(10);
+	CHECK(seg_begin(fd, 0, NULL) == 0, "begin");
+	CHECK(is(me, SCHED_FIFO, 98), "running owner not at SCHED_FIFO 98");
+	st = status(fd);
+	CHECK(st.boost == (GCAPS_BOOST_ON | GCAPS_BOOST_SELF), "STATUS boost %#x, want ON|SELF",
+	      st.boost);
+	CHECK(seg_end(fd) == 0, "end");
+	sched_of(me, &pol, &pr);
+	CHECK(pol == SCHED_FIFO && pr == 10, "after the end: policy %d prio %d, want FIFO 10", pol,
+	      pr);
+	CHECK(status(fd).boost == GCAPS_BOOST_ON, "STATUS after the end: boost %#x", status(fd).boost);
+
+	/* SCHED_RR returns to SCHED_RR. */
+	{
+		struct sched_param sp = { .sched_priority = 15 };
+
+		CHECK(sched_setscheduler(0, SCHED_RR, &sp) == 0, "SCHED_RR 15");
+	}
+	CHECK(seg_begin(fd, 0, NULL) == 0 && is(me, SCHED_FIFO, 98), "RR owner not boosted");
+	CHECK(seg_end(fd) == 0 && is(me, SCHED_RR, 15), "RR owner not back at SCHED_RR 15");
+
+	/* The owner changes its own priority while boosted: it stays. */
+	set_fifo(10);
+	CHECK(seg_begin(fd, 0, NULL) == 0 && is(me, SCHED_FIFO, 98), "owner not boosted (2)");
+	set_fifo(20);
+	CHECK(!(status(fd).boost & GCAPS_BOOST_SELF), "STATUS still says boosted after the change");
+	CHECK(seg_end(fd) == 0, "end (2)");
+	sched_of(me, &pol, &pr);
+	CHECK(pol == SCHED_FIFO && pr == 20, "after a change while boosted: policy %d prio %d, want "
+	      "the FIFO 20 it asked for", pol, pr);
+
+	/* Multi-threaded owner: only the thread that began is boosted; another thread ends. */
+	set_fifo(5);
+	{
+		struct thr a = { .fd = fd };
+		pthread_t th;
+
+		pthread_create(&th, NULL, began_thread, &a);
+		while (!a.done)
+			usleep(1000);
+		CHECK(is(a.tid, SCHED_FIFO, 98), "the thread that began is not boosted");
+		CHECK(is(me, SCHED_FIFO, 5), "another thread of the owner was boosted");
+		CHECK(seg_end(fd) == 0, "end by another thread");
+		CHECK(is(a.tid, SCHED_FIFO, 10), "the thread that began is still boosted after the end");
+		CHECK(is(me, SCHED_FIFO, 5), "the ending thread's priority changed");
+		a.step = 1;
+		pthread_join(th, NULL);
+	}
+
+	/* The trace: BOOST/UNBOOST with the thread and the priorities. */
+	{
+		struct gcaps_trace_event ev[64];
+		struct gcaps_trace_read r = { .size = sizeof(r), .events_ptr = (uintptr_t)ev,
+					      .events_cap = 64, .event_size = sizeof(ev[0]) };
+		unsigned int i, boosts = 0, unboosts = 0, own10 = 0, left = 0;
+
+		CHECK(ioctl(fd, GCAPS_IOC_TRACE_READ, &r) == 0, "TRACE_READ: %s", strerror(errno));
+		for (i = 0; i < r.events_count; i++) {
+			if (ev[i].kind == GCAPS_TRACE_BOOST) {
+				boosts++;
+				CHECK(ev[i].cpu_priority == 98 && ev[i].tid != 0, "BOOST prio %d tid %u",
+				      ev[i].cpu_priority, ev[i].tid);
+			} else if (ev[i].kind == GCAPS_TRACE_UNBOOST) {
+				unboosts++;
+				own10 += ev[i].cpu_priority == 10;
+				left += ev[i].cpu_priority == -1;
+			}
+		}
+		CHECK(boosts == 4 && unboosts == 4 && own10 >= 2 && left == 1,
+		      "trace: %u BOOST, %u UNBOOST (%u to 10, %u left alone), want 4, 4 (>= 2, 1)",
+		      boosts, unboosts, own10, left);
+	}
+	set_fifo(0);
+	close(fd);
+	unload();
+}
+
+/* --------------------------------------------------------------- kill -9 */
+
+static void killed_owner(void)
+{
+	int fd, go[2];
+	pid_t k, p;
+	char b;
+
+	load(1);
+	fd = open_dev();
+	if (pipe(go))
+		exit(1);
+	k = fork();
+	if (k == 0) {
+		int f = open_dev();
+
+		pin(0);
+		set_fifo(10);
+		if (seg_begin(f, 0, NULL))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	wait_state(fd, k, GCAPS_STATE_RUNNING, "K's segment");
+	CHECK(is(k, SCHED_FIFO, 98), "K not boosted");
+	p = fork();
+	if (p == 0) {
+		int f = open_dev();
+		uint32_t st;
+
+		pin(1);
+		set_fifo(5);
+		if (seg_begin(f, 0, &st) || st != GCAPS_STATE_PENDING)
+			_exit(1);
+		if (read(go[0], &b, 1) != 1)
+			_exit(2);
+		if (seg_end(f))
+			_exit(3);
+		/* back at its own priority, checked by itself */
+		_exit(is(gettid(), SCHED_FIFO, 5) ? 0 : 4);
+	}
+	wait_state(fd, p, GCAPS_STATE_PENDING, "P's segment");
+	CHECK(is(p, SCHED_FIFO, 5), "pending P boosted");
+	kill(k, SIGKILL);
+	CHECK(waitpid(k, NULL, 0) == k, "waitpid K");
+	wait_state(fd, p, GCAPS_STATE_RUNNING, "P after K's kill");
+	CHECK(list_state(fd, k) == -1, "K's client still listed");
+	CHECK(is(p, SCHED_FIFO, 98), "P not boosted once its segment runs");
+	if (write(go[1], "g", 1) != 1)
+		exit(1);
+	CHECK(reap(p, "P (ends, back at FIFO 5)"), "P");
+	CHECK(status(fd).boost == GCAPS_BOOST_ON, "something still boosted");
+	close(fd);
+	unload();
+}
+
+int main(void)
+{
+	uint64_t w0, w1;
+	FILE *rt;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	start_watchdog(280, &phase, NULL);
+	R = mmap(NULL, sizeof(*R), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (R == MAP_FAILED)
+		return 1;
+	/* L and H spin up to 640 ms of one second on CPU 0: no RT throttling in the way */
+	rt = fopen("/proc/sys/kernel/sched_rt_runtime_us", "w");
+	if (rt) {
+		fputs("-1", rt);
+		fclose(rt);
+	}
+	pin(1);
+	phase = "D4 boost=0";
+	w0 = d4(0);
+	phase = "D4 boost=1";
+	w1 = d4(1);
+	printf("FIGURE D4: T's GPU wait boost=0 %llu us, boost=1 %llu us\n",
+	       (unsigned long long)w0 / 1000, (unsigned long long)w1 / 1000);
+	phase = "thread rules";
+	rules();
+	phase = "kill -9";
+	killed_owner();
+	rt = fopen("/proc/sys/kernel/sched_rt_runtime_us", "w");
+	if (rt) {
+		fputs("950000", rt);
+		fclose(rt);
+	}
+	if (failures)
+		return 1;
+	printf("holder boost: ok\n");
+	return 0;
+}
