@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -467,11 +468,31 @@ static double best_of_5(int fd, int what, int n)
  * Report, don't assert: begin+end with no runlist change against a trivial syscall (getppid)
  * and against the floor of any ioctl on /dev/gcaps (an unknown command), best of 5 rounds.
  */
+/*
+ * The higher segment of the pending benchmark, held by another thread of this process (with
+ * the holder boost that thread runs at 98; the pending caller is an ordinary FIFO 10 thread,
+ * as a pending task of another process would be).
+ */
+static volatile int hi_state;
+
+static void *hold_high(void *arg)
+{
+	int hi = *(int *)arg;
+
+	set_fifo(10);
+	hi_state = seg_begin(hi, 90) == 0 ? 1 : -1;
+	while (hi_state == 1)
+		usleep(1000);
+	hi_state = seg_end(hi) == 0 ? 3 : -1;
+	return NULL;
+}
+
 static void bench(const char *label)
 {
 	const int n = 4000;
 	int fd = open_dev(), hi = open_dev();
 	double sys, notty, st, be, pend, rt;
+	pthread_t th;
 
 	sys = best_of_5(fd, B_GETPPID, n);
 	notty = best_of_5(fd, B_NOTTY, n);
@@ -479,9 +500,15 @@ static void bench(const char *label)
 	be = best_of_5(fd, B_BEGIN_END, n);
 	set_fifo(10);
 	rt = best_of_5(fd, B_BEGIN_END, n / 4);
-	CHECK(seg_begin(hi, 90) == 0, "bench: high segment");
+	hi_state = 0;
+	pthread_create(&th, NULL, hold_high, &hi);
+	while (hi_state == 0)
+		usleep(1000);
+	CHECK(hi_state == 1, "bench: high segment");
 	pend = best_of_5(fd, B_BEGIN_END, n / 4);
-	CHECK(seg_end(hi) == 0, "bench: high segment end");
+	hi_state = 2;
+	pthread_join(th, NULL);
+	CHECK(hi_state == 3, "bench: high segment end");
 	set_fifo(0);
 	close(hi);
 	close(fd);
@@ -572,6 +599,13 @@ int main(void)
 	}
 	close(fd);
 	bench("trace off");
+	sh("rmmod gcaps");
+	/* The holder boost's cost: the same benchmark with boost=0 (and again with it on). */
+	sh("insmod /modules/gcaps.ko boost=0");
+	bench("trace on, boost off");
+	sh("rmmod gcaps");
+	sh("insmod /modules/gcaps.ko");
+	bench("trace on, boost on");
 	sh("rmmod gcaps");
 	CHECK(system("insmod /modules/gcaps.ko trace_size=2000000 2>/dev/null") != 0,
 	      "trace_size above the limit accepted");

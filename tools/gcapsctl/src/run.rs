@@ -164,7 +164,10 @@ mod tests {
         assert!(below_limit(49, Limit::Ceiling(50)).is_ok());
         assert!(below_limit(97, Limit::Boost(98)).is_ok());
         let e = below_limit(98, Limit::Boost(98)).unwrap_err();
-        assert!(e.contains("holder boost 98") && e.contains("use 1..97"), "{e}");
+        assert!(
+            e.contains("holder boost 98") && e.contains("use 1..97"),
+            "{e}"
+        );
         assert!(!e.contains('\n'));
     }
 }

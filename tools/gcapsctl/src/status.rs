@@ -229,7 +229,10 @@ impl Report {
         let _ = writeln!(s, "eligible TSGs: {}", ids(&self.eligible_tsgs));
         if let Some(b) = &self.boost {
             let boost = if b.on {
-                format!("on (running segment's owner at SCHED_FIFO {})", b.boost_prio)
+                format!(
+                    "on (running segment's owner at SCHED_FIFO {})",
+                    b.boost_prio
+                )
             } else {
                 "off".into()
             };
