@@ -21,7 +21,8 @@
  *      work still to do at T's begin call (its 1 ms marks) + W_L, eps the largest update
  *      delay STATS sampled in the run, theta the emulated GPU's switch time, and tol = 1 ms
  *      (the marks' resolution) + 10 ms (the wake and poll of the GPU work's completion under
- *      TCG). H must start after L's segment ended.
+ *      TCG). H must start after L's end call (with the tail rule it runs before that call
+ *      returns: L leaves the ceiling for FIFO 20 behind it).
  *    Every step waits for an event (the children's records, LIST states, a pipe); a run whose
  *    precondition failed (H woke after L's CPU work was done) is retried, at most 3 times.
  * 2. Composition and the thread rules (boost=1): a boosted owner's end returns it to its own
@@ -504,9 +505,13 @@ static uint64_t d4(int boost)
 		      "boost=1: T's GPU wait %llu us above L's remaining work + its stalls + 2 eps + "
 		      "theta + tol = %llu us", (unsigned long long)x.wait / 1000,
 		      (unsigned long long)x.bound / 1000);
-		CHECK(R->h_start >= R->l_ended,
-		      "boost=1: the hog ran %lld us before L's segment ended",
-		      (long long)(R->l_ended - R->h_start) / 1000);
+		/*
+		 * The hog runs only once L's end call is in (its update ends the boost; L returns
+		 * from the ceiling at the tail of FIFO 20, so the hog runs before L's call returns)
+		 */
+		CHECK(R->h_start >= R->l_end_call,
+		      "boost=1: the hog ran %lld us before L's end call",
+		      (long long)(R->l_end_call - R->h_start) / 1000);
 	} else if (x.wait) {
 		CHECK(x.wait >= x.rem_l + HOG_MS * 1000000ull - 1000000ull,
 		      "boost=0: T's GPU wait %llu us, want at least L's remaining work + the hog = "
