@@ -47,7 +47,6 @@
 #define HOLD_MS 300
 #define HOG_MS 400
 #define GAP_NS 200000ull	/* a step of L's clock above this: L did not run */
-#define MAX_GAPS 64
 #define STALL_BUDGET_NS 100000000ull
 #define WL_MS 40
 #define WT_MS 10
@@ -59,8 +58,8 @@ static const char *volatile phase = "start";
 struct rec {
 	volatile uint64_t l_begun, l_cpu_done, l_gpu_start, l_gpu_end, l_end_call, l_ended;
 	volatile uint64_t l_mark[HOLD_MS + 1];	/* wall time when L's own work reached i ms */
-	volatile uint64_t l_gap[MAX_GAPS][2];	/* intervals L did not run in its CPU work */
-	volatile uint32_t l_gaps;
+	volatile uint64_t l_lost[HOLD_MS + 1];	/* L's time off the CPU until mark i */
+	volatile uint64_t l_lost_total, l_longest, l_longest_at;	/* ... in all its CPU work */
 	volatile uint64_t t_begin_call, t_begun, t_gpu_start, t_gpu_end, t_ended;
 	volatile uint32_t t_state, l_state, t_ready, h_ready;
 	volatile uint64_t h_start, h_end;
@@ -85,29 +84,34 @@ static void pin(int cpu)
  * the wall clock). marks[i]: the wall time at i ms of own work; gaps: the intervals it did not
  * run. (The kernel's CPU time is not used: on the TCG debug kernel it advanced 500 ms in 0.6 ms.)
  */
-static void spin_own(int ms, volatile uint64_t *marks, volatile uint64_t (*gaps)[2],
-		     volatile uint32_t *ngaps)
+static void spin_own(int ms, volatile uint64_t *marks, int rec)
 {
-	uint64_t prev = now_ns(), w0 = prev, own = 0;
+	uint64_t prev = now_ns(), w0 = prev, own = 0, lost = 0;
 	int i = 0;
 
 	for (;;) {
 		uint64_t t = now_ns(), d = t - prev;
 
 		if (d > GAP_NS) {
-			if (gaps && *ngaps < MAX_GAPS) {
-				gaps[*ngaps][0] = prev;
-				gaps[*ngaps][1] = t;
-				(*ngaps)++;
+			lost += d;
+			if (rec && d > R->l_longest) {
+				R->l_longest = d;
+				R->l_longest_at = prev;
 			}
 		} else {
 			own += d;
 		}
 		prev = t;
-		while (marks && i <= ms && own >= (uint64_t)i * 1000000ull)
+		while (marks && i <= ms && own >= (uint64_t)i * 1000000ull) {
+			if (rec)
+				R->l_lost[i] = lost;
 			marks[i++] = t;
-		if (own >= (uint64_t)ms * 1000000ull)
+		}
+		if (own >= (uint64_t)ms * 1000000ull) {
+			if (rec)
+				R->l_lost_total = lost;
 			return;
+		}
 		if (t - w0 > 20000000000ull) {
 			printf("FAIL: %d ms of own work not done in 20 s\n", ms);
 			_exit(89);
@@ -258,7 +262,7 @@ static pid_t child_l(void)
 			_exit(94);
 		R->l_state = st;
 		R->l_begun = now_ns();
-		spin_own(HOLD_MS, R->l_mark, R->l_gap, &R->l_gaps);
+		spin_own(HOLD_MS, R->l_mark, 1);
 		R->l_cpu_done = now_ns();
 		c = gpu_work(g, WL_MS, 1);
 		R->l_gpu_start = c.start_ns;
@@ -316,7 +320,7 @@ static pid_t child_h(int go)
 	if (read(go, &b, 1) != 1)
 		_exit(96);
 	R->h_start = now_ns();
-	spin_own(HOG_MS, NULL, NULL, NULL);
+	spin_own(HOG_MS, NULL, 0);
 	R->h_end = now_ns();
 	_exit(0);
 }
@@ -377,27 +381,6 @@ static int wait_flag(volatile uint32_t *f, pid_t who, const char *what)
 static int wait_flag64(volatile uint64_t *f, pid_t who, const char *what)
 {
 	return wait_any(f, NULL, who, what);
-}
-
-/* Time L did not run in its CPU work after `from` (its recorded gaps, clipped). */
-static uint64_t gaps_after(uint64_t from, uint64_t *longest, uint64_t *lstart)
-{
-	uint64_t sum = 0;
-	unsigned int i;
-
-	*longest = *lstart = 0;
-	for (i = 0; i < R->l_gaps && i < MAX_GAPS; i++) {
-		uint64_t a = R->l_gap[i][0] > from ? R->l_gap[i][0] : from, b = R->l_gap[i][1];
-
-		if (b > a) {
-			sum += b - a;
-			if (b - a > *longest) {
-				*longest = b - a;
-				*lstart = a;
-			}
-		}
-	}
-	return sum;
 }
 
 struct d4res {
@@ -467,8 +450,10 @@ static struct d4res d4_once(int boost, int fd)
 	 * boost only stalls of L's vCPU and interrupts can put time here (bounded by the budget,
 	 * far below the hog's run); without it, the hog.
 	 */
-	x.gaps = gaps_after(R->t_begin_call, &x.longest, &x.lstart) +
+	x.gaps = R->l_lost_total - R->l_lost[consumed] +
 		 (R->l_gpu_start - R->l_cpu_done) + (R->l_end_call - R->l_gpu_end);
+	x.longest = R->l_longest;
+	x.lstart = R->l_longest_at > R->t_begin_call ? R->l_longest_at : R->t_begin_call;
 	x.wait = R->t_gpu_start - R->t_begin_call;
 	x.bound = x.rem_l + 2 * x.eps + THETA_US * 1000ull + TOL_NS +
 		  (boost && x.gaps <= STALL_BUDGET_NS ? x.gaps : 0);
