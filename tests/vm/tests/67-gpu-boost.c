@@ -24,7 +24,8 @@
  *      last HOG / 2 = 200 ms (a preemption by the hog is one stop of at least HOG: it fails
  *      this check, however the host stalls); eps is the largest update delay STATS sampled in the run,
  *      theta the emulated GPU's switch time, tol = 1 ms (the marks' resolution) + 10 ms (the
- *      emulated GPU's timer under TCG). H must start after L's end call (with the tail rule
+ *      emulated GPU's timer under TCG), or + the longest stall the host gave L's vCPU if
+ *      that was longer (a stall can hit the hand-over to T as well). H must start after L's end call (with the tail rule
  *      it runs before that call returns: L leaves the ceiling for FIFO 20 behind it).
  *    Every step waits for an event (the children's records, LIST states, a pipe); a run whose
  *    precondition failed (H woke after L's CPU work was done) is retried, at most 3 times.
@@ -385,7 +386,7 @@ static int wait_flag64(volatile uint64_t *f, pid_t who, const char *what)
 }
 
 struct d4res {
-	uint64_t wait, bound, rem_l, eps, gaps, longest, lstart;
+	uint64_t wait, bound, rem_l, eps, gaps, longest, lstart, tol;
 };
 
 /* One D4 run: T's GPU wait and what bounds it (wait 0: precondition failed, retry). */
@@ -456,7 +457,10 @@ static struct d4res d4_once(int boost, int fd)
 	x.longest = R->l_longest;
 	x.lstart = R->l_longest_at > R->t_begin_call ? R->l_longest_at : R->t_begin_call;
 	x.wait = R->t_gpu_start - R->t_begin_call;
-	x.bound = x.rem_l + 2 * x.eps + THETA_US * 1000ull + TOL_NS +
+	/* tol: the marks' resolution + TOL_NS, or the longest stall the host gave L's vCPU */
+	x.tol = TOL_NS + (boost && x.longest > TOL_NS - 1000000ull && x.longest < STOP_MAX_NS ?
+			  x.longest - (TOL_NS - 1000000ull) : 0);
+	x.bound = x.rem_l + 2 * x.eps + THETA_US * 1000ull + x.tol +
 		  (boost && x.longest < STOP_MAX_NS ? x.gaps : 0);
 	printf("boost=%d: T's GPU wait %llu us; L's remaining own work at T's begin %llu us "
 	       "(%llu of %d ms CPU work done, then %d ms GPU); not L's work in its segment after "
@@ -466,7 +470,7 @@ static struct d4res d4_once(int boost, int fd)
 	       (unsigned long long)x.rem_l / 1000, (unsigned long long)consumed, HOLD_MS, WL_MS,
 	       (unsigned long long)x.gaps / 1000, (unsigned long long)x.longest / 1000,
 	       (unsigned long long)(x.lstart - R->t_begin_call) / 1000,
-	       (unsigned long long)x.eps / 1000, THETA_US, (unsigned long long)TOL_NS / 1000,
+	       (unsigned long long)x.eps / 1000, THETA_US, (unsigned long long)x.tol / 1000,
 	       (unsigned long long)(R->h_start - R->t_begin_call) / 1000,
 	       (unsigned long long)(R->h_end - R->t_begin_call) / 1000,
 	       (unsigned long long)(R->l_ended - R->t_begin_call) / 1000);
