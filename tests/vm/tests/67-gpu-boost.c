@@ -38,6 +38,8 @@
  * 3. kill -9 of a boosted owner: the pending segment's owner (another process) is boosted as
  *    its segment becomes the running one, and returns to its own priority at its end; the
  *    killed owner's client is gone (LIST).
+ * 4. The tail rule (tail_rule(), below): with boost=1 a thread that loses the boost returns
+ *    to its own level behind a ready thread of that level; with boost=0, at the head.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -634,6 +636,77 @@ static void rules(void)
 	unload();
 }
 
+/* --------------------------------------------------------------- tail rule */
+
+/*
+ * A (FIFO 10, CPU 0) runs the only segment; it wakes B (FIFO 10, CPU 0), which is ready
+ * behind it from then on, spins 20 ms and ends. With the boost A returns from its end's
+ * ceiling (and loses the boost) at the tail of FIFO 10, behind B: B runs before A's end call
+ * returns. Without it (boost=0: Linux's head of the level, the module before issue 20) A
+ * goes on and returns first.
+ */
+static int tail_fd, tail_pipe[2];
+static volatile uint64_t a_end_call, a_end_ret, b_start;
+
+static void *tail_b(void *arg)
+{
+	char c;
+
+	(void)arg;
+	pin(0);
+	set_fifo(10);
+	if (read(tail_pipe[0], &c, 1) != 1)
+		return NULL;
+	b_start = now_ns();
+	spin_own(20, NULL, 0);
+	return NULL;
+}
+
+static void *tail_a(void *arg)
+{
+	(void)arg;
+	pin(0);
+	set_fifo(10);
+	CHECK(seg_begin(tail_fd, 0, NULL) == 0, "tail: A's begin");
+	if (write(tail_pipe[1], "g", 1) != 1)
+		return NULL;
+	spin_own(20, NULL, 0);
+	a_end_call = now_ns();
+	CHECK(seg_end(tail_fd) == 0, "tail: A's end");
+	a_end_ret = now_ns();
+	return NULL;
+}
+
+static void tail_rule(int boost)
+{
+	pthread_t a, b;
+
+	load(boost);
+	tail_fd = open_dev();
+	if (pipe(tail_pipe))
+		exit(1);
+	a_end_call = a_end_ret = b_start = 0;
+	pthread_create(&b, NULL, tail_b, NULL);
+	usleep(20000);	/* B blocks in its read (it is woken by A, whenever it got there) */
+	pthread_create(&a, NULL, tail_a, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	printf("tail rule, boost=%d: B (FIFO 10, woken by A inside A's segment) started %lld us "
+	       "after A's end call, which returned %lld us after it\n", boost,
+	       (long long)(b_start - a_end_call) / 1000, (long long)(a_end_ret - a_end_call) / 1000);
+	if (boost)
+		CHECK(b_start > a_end_call && b_start < a_end_ret,
+		      "tail rule: B did not run before A's end returned (A went back to FIFO 10 at "
+		      "the head, not the tail)");
+	else
+		CHECK(b_start > a_end_ret, "boost=0: B ran before A's end returned (want Linux's "
+		      "head of the level for A, as before the holder boost)");
+	close(tail_pipe[0]);
+	close(tail_pipe[1]);
+	close(tail_fd);
+	unload();
+}
+
 /* --------------------------------------------------------------- kill -9 */
 
 static void killed_owner(void)
@@ -718,6 +791,9 @@ int main(void)
 	rules();
 	phase = "kill -9";
 	killed_owner();
+	phase = "tail rule";
+	tail_rule(0);
+	tail_rule(1);
 	rt = fopen("/proc/sys/kernel/sched_rt_runtime_us", "w");
 	if (rt) {
 		fputs("950000", rt);
