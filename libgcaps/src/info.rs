@@ -211,6 +211,35 @@ pub struct Status {
     pub generation: u64,
     pub rt_active: bool,
     pub num_clients: u32,
+    /// The module's priorities (STATUS VER1); `None` from a module before the holder boost.
+    pub priorities: Option<Priorities>,
+}
+
+/// The module's scheduling priorities and the holder boost (`GCAPS_IOC_STATUS` VER1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Priorities {
+    /// Holder boost on (module parameter `boost`): the running real-time segment's owner
+    /// thread runs at SCHED_FIFO `boost_prio`.
+    pub boost: bool,
+    /// SCHED_FIFO priority of the boosted owner (0 while boosting is off). Analysed task
+    /// priorities must stay below it while boosting is on.
+    pub boost_prio: i32,
+    /// SCHED_FIFO priority of every real-time update (the ceiling).
+    pub update_prio: i32,
+    /// The caller's segment runs and its owner thread is boosted now.
+    pub self_boosted: bool,
+}
+
+impl Priorities {
+    /// The highest CPU priority a task of an analysed set may have: below the boost while it
+    /// is on, below the ceiling otherwise.
+    pub fn max_task_priority(&self) -> i32 {
+        if self.boost {
+            self.boost_prio - 1
+        } else {
+            self.update_prio - 1
+        }
+    }
 }
 
 impl Status {
@@ -220,6 +249,13 @@ impl Status {
             generation: s.generation,
             rt_active: s.rt_active != 0,
             num_clients: s.num_clients,
+            // A module before VER1 leaves the fields zero; its ceiling is never 0 (1..99).
+            priorities: (s.update_prio != 0).then_some(Priorities {
+                boost: s.boost & uapi::GCAPS_BOOST_ON != 0,
+                boost_prio: s.boost_prio,
+                update_prio: s.update_prio,
+                self_boosted: s.boost & uapi::GCAPS_BOOST_SELF != 0,
+            }),
         }
     }
 }

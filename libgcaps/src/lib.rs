@@ -22,7 +22,9 @@ mod trace;
 pub mod uapi;
 
 pub use error::{Error, Op};
-pub use info::{AlwaysReasons, ClientInfo, CpuClass, List, SegState, Status, TsgInfo, Version};
+pub use info::{
+    AlwaysReasons, ClientInfo, CpuClass, List, Priorities, SegState, Status, TsgInfo, Version,
+};
 pub use priority::{GpuPriority, ENV_GPU_PRIORITY, GPU_PRIORITY_MAX, GPU_PRIORITY_MIN};
 pub use stats::{DelayHistogram, Stats, DELAY_BUCKETS};
 pub use trace::{TraceBatch, TraceBuf, TraceEvent, TraceFlags, TraceKind};

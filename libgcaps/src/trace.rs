@@ -27,6 +27,12 @@ pub enum TraceKind {
     /// [`TraceEvent::always_reasons`]): the driver's flag (no client) or an administrator's
     /// mark (the administrator's client).
     TsgAlways,
+    /// Holder boost: the client's segment became the running one and its owner thread
+    /// ([`TraceEvent::tid`]) runs at SCHED_FIFO [`TraceEvent::cpu_priority`] (`boost_prio`).
+    Boost,
+    /// The boost of thread [`TraceEvent::tid`] ended; [`TraceEvent::cpu_priority`] is the rt
+    /// priority it returns to (-1: its parameters were left as they were).
+    Unboost,
     /// A kind this library does not know (a newer module).
     Unknown(u32),
 }
@@ -44,6 +50,8 @@ impl TraceKind {
             uapi::GCAPS_TRACE_TSG_NEW => Self::TsgNew,
             uapi::GCAPS_TRACE_TSG_GONE => Self::TsgGone,
             uapi::GCAPS_TRACE_TSG_ALWAYS => Self::TsgAlways,
+            uapi::GCAPS_TRACE_BOOST => Self::Boost,
+            uapi::GCAPS_TRACE_UNBOOST => Self::Unboost,
             k => Self::Unknown(k),
         }
     }
@@ -61,6 +69,8 @@ impl TraceKind {
             Self::TsgNew => "tsg_new".into(),
             Self::TsgGone => "tsg_gone".into(),
             Self::TsgAlways => "tsg_always".into(),
+            Self::Boost => "boost".into(),
+            Self::Unboost => "unboost".into(),
             Self::Unknown(k) => format!("kind{k}"),
         }
     }
@@ -139,6 +149,8 @@ pub struct TraceEvent {
     pub effective_priority: i32,
     /// The client's (or the TSG owner's client's) command name, "" if none.
     pub comm: String,
+    /// BOOST/UNBOOST: the owner thread's id (initial pid namespace); 0 otherwise.
+    pub tid: u32,
 }
 
 impl TraceEvent {
@@ -158,6 +170,7 @@ impl TraceEvent {
             requested_priority: e.requested_priority,
             effective_priority: e.effective_priority,
             comm: crate::info::c_string(&e.comm),
+            tid: e.tid,
         }
     }
 
@@ -248,7 +261,7 @@ mod tests {
                 effective_priority: 10,
                 flags: uapi::GCAPS_TRACE_F_PENDING | uapi::GCAPS_TRACE_F_SUBMIT,
                 running_tgid: 66,
-                reserved: 0,
+                tid: 0,
                 comm: b"app\0\0\0\0\0\0\0\0\0\0\0\0\0".map(|c| c as libc::c_char),
             },
             uapi::gcaps_trace_event {

@@ -70,7 +70,11 @@ mod tests {
             GCAPS_SEG_BEGIN_SIZE_VER0 as usize
         );
         assert_eq!(size_of::<gcaps_seg_end>(), GCAPS_SEG_END_SIZE_VER0 as usize);
-        assert_eq!(size_of::<gcaps_status>(), GCAPS_STATUS_SIZE_VER0 as usize);
+        assert_eq!(size_of::<gcaps_status>(), GCAPS_STATUS_SIZE_VER1 as usize);
+        assert_eq!(
+            std::mem::offset_of!(gcaps_status, boost),
+            GCAPS_STATUS_SIZE_VER0 as usize
+        );
         assert_eq!(size_of::<gcaps_list>(), GCAPS_LIST_SIZE_VER0 as usize);
         assert_eq!(
             size_of::<gcaps_trace_event>(),

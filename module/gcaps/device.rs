@@ -43,11 +43,11 @@ use self::gcaps_core::ioctl::{self, Command, Refusal, Sched};
 use self::gcaps_core::stats::Rejected;
 use self::gcaps_core::uapi::{self, TraceEvent};
 use self::gcaps_core::{
-    Call, ClientRef, Core, Decision, Errno, Exits, Host, ListBuf, Opener, PidToken, TsgEvent,
-    Warning, TSG_WORDS,
+    Call, ClientRef, Core, Decision, Errno, Exits, Holder, Host, ListBuf, Opener, PidToken,
+    TaskToken, TsgEvent, Warning, TSG_WORDS,
 };
 use self::glue::{
-    log, now_ns, Backend, Caller, Ceiling, KvBox, ListLock, Msg, UpdateLock, Zeroable,
+    log, now_ns, Backend, Caller, Ceiling, KvBox, ListLock, Msg, SchedLock, UpdateLock, Zeroable,
 };
 use self::trace::TraceRing;
 
@@ -72,6 +72,7 @@ unsafe impl Zeroable for ListBuf {}
 struct Env<'a> {
     be: &'a mut Backend,
     trace: &'a TraceRing,
+    sched: &'a SchedLock,
 }
 
 impl Host for Env<'_> {
@@ -121,14 +122,47 @@ impl Host for Env<'_> {
             ),
         }
     }
+
+    fn task_current(&mut self) -> TaskToken {
+        glue::task_self_get()
+    }
+
+    fn task_get(&mut self, t: TaskToken) {
+        glue::task_get(t);
+    }
+
+    fn task_put(&mut self, t: TaskToken) {
+        glue::task_put(t);
+    }
+
+    fn task_tid(&self, t: TaskToken) -> u32 {
+        glue::task_tid(t)
+    }
+
+    fn boost(&mut self, t: TaskToken) {
+        self.sched.boost(t);
+    }
+
+    fn unboost(&mut self, t: TaskToken) -> Option<i32> {
+        self.sched.unboost(t)
+    }
+
+    fn boosted(&self, t: TaskToken) -> bool {
+        self.sched.is_boosted(t)
+    }
 }
 
 impl Locked {
     /// Runs `f` on the core with the host it acts through.
-    fn with<R>(&mut self, trace: &TraceRing, f: impl FnOnce(&mut Core, &mut Env<'_>) -> R) -> R {
+    fn with<R>(
+        &mut self,
+        st: (&TraceRing, &SchedLock),
+        f: impl FnOnce(&mut Core, &mut Env<'_>) -> R,
+    ) -> R {
         let mut env = Env {
             be: &mut self.be,
-            trace,
+            trace: st.0,
+            sched: st.1,
         };
         f(&mut self.core, &mut env)
     }
@@ -148,13 +182,19 @@ struct State {
     rejected: Rejected,
     /// Clients whose owner may have exited (lock-free; drained under `update`).
     exits: Exits,
-    /// `update_prio`: the ceiling of real-time updates (U2).
-    ceiling: i32,
+    /// Who is boosted and the ceiling's rules (`update_prio`, U2; `boost_prio`): every change
+    /// gcaps makes to a thread's scheduling parameters (lock order: after `update`).
+    sched: SchedLock,
     /// `max_clients_per_user`.
     max_per_user: u32,
 }
 
 impl State {
+    /// What the core's host needs besides the locked state.
+    fn env(&self) -> (&TraceRing, &SchedLock) {
+        (&self.trace, &self.sched)
+    }
+
     fn ioctl(&self, client: ClientRef, cmd: u32, arg: usize, foreign: bool) -> Result<i64> {
         let command = match Command::decode(cmd, foreign) {
             Ok(c) => c,
@@ -247,16 +287,16 @@ impl State {
             Some(l) => l,
             None => {
                 if rt {
-                    ceiling = Some(Ceiling::raise(self.ceiling)?);
+                    ceiling = Some(Ceiling::raise(&self.sched)?);
                 }
                 let mut l = self.update.lock_killable()?;
                 if rt && self.events_pending() {
-                    l.with(&self.trace, |c, env| c.apply_events(env, &self.exits));
+                    l.with(self.env(), |c, env| c.apply_events(env, &self.exits));
                 }
                 l
             }
         };
-        let r = locked.with(&self.trace, f);
+        let r = locked.with(self.env(), f);
         drop(locked);
         drop(ceiling);
         r
@@ -274,8 +314,9 @@ impl State {
         // The reply must be deliverable before anything happens: an EFAULT means nothing
         // changed (unless another thread unmaps the struct during the call, uapi header).
         glue::write_arg(arg, &a, size)?;
-        // The class and priority are the task's, now (never the caller's word).
-        let sched = glue::current_sched();
+        // The class and priority are the task's own, now (never the caller's word, nor the
+        // holder boost gcaps gave it).
+        let sched = self.sched.own_sched(glue::current_sched());
         let req = match ioctl::begin_request(&a, sched, glue::may_raise_rt_prio) {
             Ok(req) => req,
             Err(r) => {
@@ -311,7 +352,7 @@ impl State {
         ioctl::check_status(&s)?;
         self.update
             .lock_killable()?
-            .with(&self.trace, |c, env| c.status(env, client, &mut s))?;
+            .with(self.env(), |c, env| c.status(env, client, &mut s))?;
         glue::write_arg(arg, &s, size)
     }
 
@@ -321,7 +362,7 @@ impl State {
         let mut buf = self.list.lock();
         self.update
             .lock_killable()?
-            .with(&self.trace, |c, env| c.list(env, &mut buf, &mut l));
+            .with(self.env(), |c, env| c.list(env, &mut buf, &mut l));
         // Copy out without the update lock (a user page fault must not extend a lock hold).
         let n = (l.clients_cap.min(l.clients_count)) as usize;
         glue::write_array(l.clients_ptr as usize, buf.clients.get(..n).unwrap_or(&[]))?;
@@ -369,11 +410,11 @@ impl State {
     fn release(&self, client: ClientRef) {
         let rt = glue::current_sched().classify().is_rt();
         let _ceiling = if rt {
-            Ceiling::raise(self.ceiling).ok()
+            Ceiling::raise(&self.sched).ok()
         } else {
             None
         };
-        self.update.lock().with(&self.trace, |c, env| {
+        self.update.lock().with(self.env(), |c, env| {
             if rt {
                 c.apply_events(env, &self.exits);
             }
@@ -426,7 +467,7 @@ unsafe extern "C" fn gcaps_rust_open(
     let r = st
         .update
         .lock_killable()
-        .and_then(|mut l| l.with(&st.trace, |c, env| c.open(env, &opener, st.max_per_user)));
+        .and_then(|mut l| l.with(st.env(), |c, env| c.open(env, &opener, st.max_per_user)));
     match r {
         Ok(c) => {
             // SAFETY: `client` is valid for writes (function contract).
@@ -523,7 +564,7 @@ unsafe extern "C" fn gcaps_rust_unbind(ctx: *mut c_void) {
     let st = unsafe { state(ctx) };
     let mut l = st.update.lock();
     if l.be.forget() {
-        l.with(&st.trace, |c, env| c.backend_gone(env));
+        l.with(st.env(), |c, env| c.backend_gone(env));
     }
 }
 
@@ -542,7 +583,7 @@ unsafe extern "C" fn gcaps_rust_work(ctx: *mut c_void) -> bool {
     let Some(mut locked) = st.update.try_lock_free() else {
         return false;
     };
-    locked.with(&st.trace, |c, env| c.apply_events(env, &st.exits));
+    locked.with(st.env(), |c, env| c.apply_events(env, &st.exits));
     true
 }
 
@@ -574,6 +615,22 @@ impl Loaded {
             );
             return Err(Errno::EINVAL);
         }
+        let boost = glue::param_boost();
+        let boost_prio = glue::param_boost_prio();
+        if boost && !(1..ceiling).contains(&boost_prio) {
+            log::err(
+                Msg::new()
+                    .str("boost_prio=")
+                    .num(boost_prio.into())
+                    .str(" is outside 1..")
+                    .num((ceiling - 1).into())
+                    .str(" (it must be below update_prio=")
+                    .num(ceiling.into())
+                    .str("; or load with boost=0)"),
+            );
+            return Err(Errno::EINVAL);
+        }
+        let boost_prio = if boost { boost_prio } else { 0 };
         let max_per_user = glue::param_max_clients_per_user();
         if max_per_user == 0 {
             log::err(Msg::new().str("max_clients_per_user must be at least 1"));
@@ -594,7 +651,8 @@ impl Loaded {
         // this ring is freed only at exit, so no other ring exists.
         let trace = unsafe { TraceRing::new(trace_size as usize) }?;
         // All runlist-related memory is allocated here, zeroed (never on the stack).
-        let locked = KvBox::<Locked>::new_zeroed()?;
+        let mut locked = KvBox::<Locked>::new_zeroed()?;
+        locked.core.configure(ceiling, boost_prio);
         let listbuf = KvBox::<ListBuf>::new_zeroed()?;
         let state = KvBox::new(State {
             // SAFETY: Module init runs once per load (function contract), and the state it
@@ -605,7 +663,8 @@ impl Loaded {
             trace,
             rejected: Rejected::new(),
             exits: Exits::new(),
-            ceiling,
+            // SAFETY: As above: the only `SchedLock`.
+            sched: unsafe { SchedLock::new(Holder::new(boost_prio, ceiling)) },
             max_per_user,
         })?;
         let ctx = &*state as *const State as *mut c_void;
@@ -616,6 +675,10 @@ impl Loaded {
             Msg::new()
                 .str("loaded (update_prio=")
                 .num(ceiling.into())
+                .str(", boost=")
+                .unum(boost.into())
+                .str(", boost_prio=")
+                .num(boost_prio.into())
                 .str(", max_clients_per_user=")
                 .unum(max_per_user.into())
                 .str(", trace_size=")
@@ -634,7 +697,7 @@ impl Drop for Loaded {
             let st = &*self.state;
             let mut l = st.update.lock();
             if l.be.detach() {
-                l.with(&st.trace, |c, env| c.backend_gone(env));
+                l.with(st.env(), |c, env| c.backend_gone(env));
             }
             *l.core.counters()
         };

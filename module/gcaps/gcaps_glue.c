@@ -27,6 +27,7 @@
 #include <linux/rtmutex.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -54,6 +55,24 @@ MODULE_PARM_DESC(max_clients_per_user, "Open /dev/gcaps files one user may hold 
 static unsigned int trace_size = 4096;
 module_param(trace_size, uint, 0444);
 MODULE_PARM_DESC(trace_size, "Events the trace ring holds (allocated at load; 0 disables tracing), at most 1048576");
+
+static bool boost = true;
+module_param(boost, bool, 0444);
+MODULE_PARM_DESC(boost, "Holder boost: the running real-time segment's owner thread runs at SCHED_FIFO boost_prio (default on)");
+
+static int boost_prio = 98;
+module_param(boost_prio, int, 0444);
+MODULE_PARM_DESC(boost_prio, "SCHED_FIFO priority of the running segment's owner thread with boost=1, 1..update_prio-1 (default 98)");
+
+bool gcaps_glue_boost_on(void)
+{
+	return boost;
+}
+
+int gcaps_glue_boost_prio(void)
+{
+	return boost_prio;
+}
 
 unsigned int gcaps_glue_trace_size(void)
 {
@@ -338,69 +357,116 @@ static int gcaps_setattr(struct task_struct *p, const struct sched_attr *attr)
 }
 #endif
 
-#define BOOST_ACTIVE		BIT_ULL(63)
-#define BOOST_RESET_ON_FORK	BIT_ULL(16)
-
 /*
- * Raises current to SCHED_FIFO `ceiling` before it requests the update lock (U1/U2) and
- * saves what to restore in *saved (0: nothing to restore, the task already runs at or above
- * the ceiling, SCHED_FIFO or SCHED_RR). The saved policy is the caller's own, so a SCHED_RR
- * caller returns to SCHED_RR at its own priority. Best-effort callers are never boosted (U5):
- * the device only calls this for SCHED_FIFO/SCHED_RR callers. sched_setattr_nocheck()
- * because the caller may lack CAP_SYS_NICE: the boost is the module's, bounded by the update.
+ * The one owner of a thread's scheduling parameters while gcaps has changed them (the update
+ * ceiling and the holder boost): the decisions are the core's (module/core/src/boost.rs,
+ * `Holder`), taken and applied under this lock, which serialises every change gcaps makes to
+ * any thread's parameters. An rt_mutex: a real-time caller raising itself holds it briefly
+ * before the update lock, an update (under the update lock) to boost or unboost another
+ * thread; lock order: update lock -> sched lock. Only taken with boost=1 (with boost=0 the
+ * ceiling is the calling thread's own business, as before) and never on the fast path.
  */
-int gcaps_glue_boost(int ceiling, u64 *saved)
+static DEFINE_RT_MUTEX(gcaps_sched_lock);
+
+void gcaps_glue_sched_lock(void)
 {
-	struct task_struct *p = current;
-	int policy = READ_ONCE(p->policy);
-	int prio = READ_ONCE(p->rt_priority);
-	bool rof = p->sched_reset_on_fork;
+	rt_mutex_lock(&gcaps_sched_lock);
+}
+
+void gcaps_glue_sched_unlock(void)
+{
+	rt_mutex_unlock(&gcaps_sched_lock);
+}
+
+/* The calling thread, without a reference (only compared with tokens that hold one). */
+uintptr_t gcaps_glue_task_self(void)
+{
+	return (uintptr_t)current;
+}
+
+/* A counted reference to the calling thread (dropped with gcaps_glue_task_put()). */
+uintptr_t gcaps_glue_task_self_get(void)
+{
+	return (uintptr_t)get_task_struct(current);
+}
+
+void gcaps_glue_task_get(uintptr_t t)
+{
+	get_task_struct((struct task_struct *)t);
+}
+
+/* May free the task: process context, or non-preemptible (put_task_struct() defers then). */
+void gcaps_glue_task_put(uintptr_t t)
+{
+	put_task_struct((struct task_struct *)t);
+}
+
+u32 gcaps_glue_task_tid(uintptr_t t)
+{
+	return task_pid_nr((struct task_struct *)t);
+}
+
+void gcaps_glue_task_params(uintptr_t t, s32 *policy, s32 *prio, bool *reset_on_fork)
+{
+	struct task_struct *p = (struct task_struct *)t;
+
+	*policy = READ_ONCE(p->policy);
+	*prio = READ_ONCE(p->rt_priority);
+	*reset_on_fork = p->sched_reset_on_fork;
+}
+
+static bool gcaps_rt_policy(int policy)
+{
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
+static int gcaps_set(struct task_struct *p, int policy, int prio, bool rof)
+{
 	struct sched_attr attr = {
 		.size = sizeof(attr),
-		.sched_policy = SCHED_FIFO,
-		.sched_priority = ceiling,
+		.sched_policy = policy,
+		.sched_priority = gcaps_rt_policy(policy) ? prio : 0,
+		.sched_nice = gcaps_rt_policy(policy) ? 0 : task_nice(p),
 		.sched_flags = rof ? SCHED_FLAG_RESET_ON_FORK : 0,
 	};
-	int ret;
 
-	*saved = 0;
-	/* SCHED_FIFO and SCHED_RR alike: a task already at or above the ceiling is not touched. */
-	if ((policy == SCHED_FIFO || policy == SCHED_RR) && prio >= ceiling)
-		return 0;
-	ret = gcaps_setattr(p, &attr);
-	if (ret)
-		return ret;
-	*saved = BOOST_ACTIVE | (rof ? BOOST_RESET_ON_FORK : 0) | ((u64)(policy & 0xff) << 8) |
-		 (u64)(prio & 0xff);
-	return 0;
+	return gcaps_setattr(p, &attr);
 }
 
 /*
- * Restores what gcaps_glue_boost() saved. Race with another thread (or an administrator)
- * changing this task's policy while the update ran: if the task no longer runs at exactly
- * SCHED_FIFO `ceiling`, somebody else set it meanwhile and their setting wins (nothing is
- * restored). The check and the restore are not atomic with respect to such a setter; a
- * sched_setscheduler() landing between them, or one that set exactly SCHED_FIFO `ceiling`, is
- * overwritten by the saved policy (last writer wins, as between any two setters).
+ * Sets thread t (current or another; a reference held) to `policy` `prio` with
+ * sched_setattr_nocheck(): the change is the module's (the ceiling, the holder boost, or their
+ * undoing), so the thread needs no CAP_SYS_NICE for it. An exited thread is left alone.
+ *
+ * `tail` (the tail rule of the holder boost): Linux enqueues a thread whose priority is lowered
+ * at the head of its new level, and one whose priority is raised at the tail
+ * (__sched_setscheduler(): ENQUEUE_HEAD only when the priority drops; the same in 5.10 and
+ * 6.12). So the thread is first set one step below its level (SCHED_OTHER below priority 1),
+ * then raised to it: it ends at the tail of its level, behind every ready thread of that
+ * priority, on either kernel and whether it runs (a running thread set below a ready thread of
+ * its level is preempted by it at once, and need_resched stays set across the raise), is ready
+ * or sleeps. Both steps happen under the sched lock (no other decision of gcaps sees the
+ * intermediate step); a thread that holds a PI lock keeps its inherited priority throughout.
  */
-void gcaps_glue_restore(int ceiling, u64 saved)
+int gcaps_glue_task_set(uintptr_t t, s32 policy, s32 prio, bool reset_on_fork, bool tail)
 {
-	struct task_struct *p = current;
-	struct sched_attr attr = {
-		.size = sizeof(attr),
-		.sched_policy = (saved >> 8) & 0xff,
-		.sched_priority = saved & 0xff,
-		.sched_flags = (saved & BOOST_RESET_ON_FORK) ? SCHED_FLAG_RESET_ON_FORK : 0,
-	};
+	struct task_struct *p = (struct task_struct *)t;
 	int ret;
 
-	if (!(saved & BOOST_ACTIVE))
-		return;
-	if (READ_ONCE(p->policy) != SCHED_FIFO || READ_ONCE(p->rt_priority) != ceiling)
-		return;
-	ret = gcaps_setattr(p, &attr);
+	if (READ_ONCE(p->exit_state))
+		return 0;
+	if (tail && gcaps_rt_policy(policy)) {
+		if (prio > 1)
+			ret = gcaps_set(p, policy, prio - 1, reset_on_fork);
+		else
+			ret = gcaps_set(p, SCHED_NORMAL, 0, reset_on_fork);
+		if (ret)
+			return ret;
+	}
+	ret = gcaps_set(p, policy, prio, reset_on_fork);
 	if (ret)
-		pr_warn_ratelimited("gcaps: restoring the policy of %d failed (%d)\n", p->pid, ret);
+		pr_warn_ratelimited("gcaps: setting the policy of %d failed (%d)\n", p->pid, ret);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ user memory */
@@ -946,7 +1012,7 @@ int gcaps_glue_init(void *ctx)
 	BUILD_BUG_ON(GCAPS_MAX_TSGS != GCAPS_BE_MAX_TSGS);
 	BUILD_BUG_ON(sizeof(struct gcaps_seg_begin) != GCAPS_SEG_BEGIN_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(struct gcaps_seg_end) != GCAPS_SEG_END_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct gcaps_status) != GCAPS_STATUS_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct gcaps_status) != GCAPS_STATUS_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(struct gcaps_list) != GCAPS_LIST_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_stats) != GCAPS_STATS_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(struct gcaps_trace_event) != GCAPS_TRACE_EVENT_SIZE_VER0);

@@ -90,9 +90,22 @@ bool gcaps_glue_capable_admin(void);
 u32 gcaps_glue_pid_vnr(uintptr_t pid_token);
 bool gcaps_glue_pid_group_exited(uintptr_t pid_token);
 
-/* Update ceiling (U1/U2): raise current to SCHED_FIFO `ceiling`; restore. */
-int gcaps_glue_boost(int ceiling, u64 *saved);
-void gcaps_glue_restore(int ceiling, u64 saved);
+/*
+ * Threads' scheduling parameters (the update ceiling U1/U2 and the holder boost; decided by the
+ * core's boost::Holder under the sched lock). Tokens are struct task_struct pointers; a token
+ * from task_self_get/task_get holds a reference until task_put.
+ */
+bool gcaps_glue_boost_on(void);
+int gcaps_glue_boost_prio(void);
+void gcaps_glue_sched_lock(void);
+void gcaps_glue_sched_unlock(void);
+uintptr_t gcaps_glue_task_self(void);
+uintptr_t gcaps_glue_task_self_get(void);
+void gcaps_glue_task_get(uintptr_t t);
+void gcaps_glue_task_put(uintptr_t t);
+u32 gcaps_glue_task_tid(uintptr_t t);
+void gcaps_glue_task_params(uintptr_t t, s32 *policy, s32 *prio, bool *reset_on_fork);
+int gcaps_glue_task_set(uintptr_t t, s32 policy, s32 prio, bool reset_on_fork, bool tail);
 
 /* The update lock (rt_mutex). */
 int gcaps_glue_lock_killable(void);

@@ -13,9 +13,13 @@ use core::mem::size_of;
 use core::ops::{Deref, DerefMut};
 use core::ptr::NonNull;
 
+use super::gcaps_core::boost::SCHED_FIFO;
 use super::gcaps_core::ioctl::{self, Sched};
 use super::gcaps_core::uapi::{self, IoctlArg};
-use super::gcaps_core::{ClientRef, Errno, PidToken, TsgEvent, MAX_TSGS, TSG_WORDS};
+use super::gcaps_core::{
+    ClientRef, Errno, Holder, Params, PidToken, Saved, Set, TaskToken, TsgEvent, MAX_TSGS,
+    TSG_WORDS,
+};
 use super::Result;
 
 /// The error of a C call's return value (0 or `-errno`).
@@ -107,8 +111,17 @@ extern "C" {
     fn gcaps_glue_capable_admin() -> bool;
     fn gcaps_glue_pid_vnr(pid_token: usize) -> u32;
     fn gcaps_glue_pid_group_exited(pid_token: usize) -> bool;
-    fn gcaps_glue_boost(ceiling: c_int, saved: *mut u64) -> c_int;
-    fn gcaps_glue_restore(ceiling: c_int, saved: u64);
+    fn gcaps_glue_boost_on() -> bool;
+    fn gcaps_glue_boost_prio() -> c_int;
+    fn gcaps_glue_sched_lock();
+    fn gcaps_glue_sched_unlock();
+    fn gcaps_glue_task_self() -> usize;
+    fn gcaps_glue_task_self_get() -> usize;
+    fn gcaps_glue_task_get(t: usize);
+    fn gcaps_glue_task_put(t: usize);
+    fn gcaps_glue_task_tid(t: usize) -> u32;
+    fn gcaps_glue_task_params(t: usize, policy: *mut i32, prio: *mut i32, rof: *mut bool);
+    fn gcaps_glue_task_set(t: usize, policy: i32, prio: i32, rof: bool, tail: bool) -> c_int;
     fn gcaps_glue_lock_killable() -> c_int;
     fn gcaps_glue_lock();
     fn gcaps_glue_unlock();
@@ -144,6 +157,18 @@ extern "C" {
 pub(crate) fn param_update_prio() -> i32 {
     // SAFETY: Reads an `int` module parameter (0444, set before init).
     unsafe { gcaps_glue_update_prio() }
+}
+
+/// The `boost` module parameter.
+pub(crate) fn param_boost() -> bool {
+    // SAFETY: Reads a `bool` module parameter (0444, set before init).
+    unsafe { gcaps_glue_boost_on() }
+}
+
+/// The `boost_prio` module parameter (not validated).
+pub(crate) fn param_boost_prio() -> i32 {
+    // SAFETY: Reads an `int` module parameter (0444, set before init).
+    unsafe { gcaps_glue_boost_prio() }
 }
 
 /// The `trace_size` module parameter (not validated).
@@ -233,33 +258,210 @@ pub(crate) fn pid_group_exited(pid: PidToken) -> bool {
     unsafe { gcaps_glue_pid_group_exited(pid.0) }
 }
 
-/// The calling thread raised to the update ceiling (U1/U2); dropping it restores the thread's
-/// own policy and priority (see `gcaps_glue_restore` for the race with a concurrent
-/// `sched_setscheduler`). Not `Send`: it must be dropped by the thread it boosted.
-pub(crate) struct Ceiling {
-    ceiling: i32,
-    saved: u64,
+// Threads. A `TaskToken` here is a `struct task_struct *`; one the core stores (a segment's
+// owner, the boosted thread) holds a counted reference taken with `task_self_get` or
+// `task_get` until the core's `task_put`, so it is valid whenever it is used. The calling
+// thread (`task_self`) is valid while it runs this code.
+
+/// The calling thread (no reference: only to compare with tokens and act on itself).
+pub(crate) fn task_self() -> TaskToken {
+    // SAFETY: No preconditions (`current`).
+    TaskToken(unsafe { gcaps_glue_task_self() })
+}
+
+/// A counted reference to the calling thread.
+pub(crate) fn task_self_get() -> TaskToken {
+    // SAFETY: No preconditions (`get_task_struct(current)`).
+    TaskToken(unsafe { gcaps_glue_task_self_get() })
+}
+
+/// Another reference to `t` (the caller holds one).
+pub(crate) fn task_get(t: TaskToken) {
+    if t.is_some() {
+        // SAFETY: `t` holds a reference (see above), so the task is alive.
+        unsafe { gcaps_glue_task_get(t.0) }
+    }
+}
+
+/// Drops a reference to `t`.
+pub(crate) fn task_put(t: TaskToken) {
+    if t.is_some() {
+        // SAFETY: `t` holds a reference (see above), which this gives up.
+        unsafe { gcaps_glue_task_put(t.0) }
+    }
+}
+
+/// `t`'s thread id in the initial pid namespace (0 once it is reaped).
+pub(crate) fn task_tid(t: TaskToken) -> u32 {
+    if !t.is_some() {
+        return 0;
+    }
+    // SAFETY: `t` holds a reference (see above).
+    unsafe { gcaps_glue_task_tid(t.0) }
+}
+
+/// `t`'s scheduling parameters now.
+fn task_params(t: TaskToken) -> Params {
+    let (mut policy, mut prio, mut reset_on_fork) = (0, 0, false);
+    // SAFETY: `t` is the calling thread or holds a reference (see above); the pointers are
+    // valid for writes.
+    unsafe { gcaps_glue_task_params(t.0, &mut policy, &mut prio, &mut reset_on_fork) };
+    Params {
+        policy,
+        prio,
+        reset_on_fork,
+    }
+}
+
+/// Applies `set` to `t` (see `gcaps_glue_task_set` for the tail rule).
+fn task_set(t: TaskToken, set: Set) -> Result {
+    let p = set.params;
+    // SAFETY: `t` is the calling thread or holds a reference (see above).
+    check(unsafe { gcaps_glue_task_set(t.0, p.policy, p.prio, p.reset_on_fork, set.tail) })
+}
+
+/// The sched lock: the C side's static `rt_mutex` that serialises every change gcaps makes to
+/// a thread's scheduling parameters (lock order: after the update lock).
+pub(crate) enum SchedParams {}
+
+// SAFETY: `SchedParams` is the single static `gcaps_sched_lock`; `unlock` releases it.
+unsafe impl CLock for SchedParams {
+    type Mode = ();
+
+    unsafe fn unlock(_: ()) {
+        // SAFETY: The caller holds the lock (function contract).
+        unsafe { gcaps_glue_sched_unlock() };
+    }
+}
+
+/// The holder record (`boost::Holder`) under the sched lock, with its configuration.
+/// Invariant: at most one exists (it owns the single C lock).
+pub(crate) struct SchedLock {
+    /// Whether boosting is on (fixed at load).
+    on: bool,
+    /// The record as loaded (nobody boosted): what the ceiling uses with boosting off.
+    initial: Holder,
+    lock: GlueLock<Holder, SchedParams>,
+}
+
+impl SchedLock {
+    /// The record for `holder`'s configuration.
+    ///
+    /// # Safety
+    ///
+    /// No other `SchedLock` may exist while this one does (the C lock is a single static).
+    pub(crate) unsafe fn new(holder: Holder) -> Self {
+        Self {
+            on: holder.on(),
+            initial: holder,
+            // SAFETY: The caller guarantees this is the only one.
+            lock: unsafe { GlueLock::new(holder) },
+        }
+    }
+
+    /// Runs `f` on the holder record: under the sched lock with boosting on; with it off on a
+    /// copy of the (empty) record, without the lock (the ceiling alone is each thread's own
+    /// business, as before the holder boost).
+    fn with<R>(&self, f: impl FnOnce(&mut Holder) -> R) -> R {
+        if self.on {
+            // SAFETY: No preconditions; sleeps until the lock is ours (never on the fast
+            // path, which changes no holder).
+            unsafe { gcaps_glue_sched_lock() };
+            // SAFETY: Just taken.
+            let mut g = unsafe { self.lock.guard(()) };
+            f(&mut g)
+        } else {
+            let mut copy = self.initial;
+            f(&mut copy)
+        }
+    }
+
+    /// `t` becomes the holder of the running segment: boost it (decided and applied under
+    /// the lock).
+    pub(crate) fn boost(&self, t: TaskToken) {
+        self.with(|h| {
+            if let Some(set) = h.boost(t, task_params(t)) {
+                let _ = task_set(t, set);
+            }
+        });
+    }
+
+    /// `t` stops being the holder: undo its boost. Returns the priority it returns to.
+    pub(crate) fn unboost(&self, t: TaskToken) -> Option<i32> {
+        self.with(|h| {
+            let (set, prio) = h.unboost(t, task_params(t));
+            if let Some(set) = set {
+                let _ = task_set(t, set);
+            }
+            prio
+        })
+    }
+
+    /// Whether `t` is boosted now.
+    pub(crate) fn is_boosted(&self, t: TaskToken) -> bool {
+        self.with(|h| h.is_boosted(t, task_params(t)))
+    }
+
+    /// The calling thread's own policy and priority (`live`, read from the task): what it
+    /// runs at without the holder boost. The lock is taken only for a thread that runs at
+    /// exactly SCHED_FIFO `boost_prio` (only the boosted thread can be the boost's), so no
+    /// other caller pays for it.
+    pub(crate) fn own_sched(&self, live: Sched) -> Sched {
+        if !self.on || live.policy != SCHED_FIFO || live.rt_priority != self.initial.prio() {
+            return live;
+        }
+        let me = task_self();
+        let own = self.with(|h| h.own_of(me, task_params(me)));
+        Sched {
+            policy: own.policy,
+            rt_priority: own.prio,
+        }
+    }
+}
+
+/// The calling thread raised to the update ceiling (U1/U2); dropping it returns the thread to
+/// what the holder record says (its own policy and priority, or the boost if it holds the
+/// running segment; `boost::Holder`). Not `Send`: it must be dropped by the thread it raised.
+pub(crate) struct Ceiling<'a> {
+    sched: &'a SchedLock,
+    saved: Saved,
     _not_send: PhantomData<*mut ()>,
 }
 
-impl Ceiling {
-    /// Raises the calling thread to SCHED_FIFO `ceiling` (no-op if it already runs at or above).
-    pub(crate) fn raise(ceiling: i32) -> Result<Self> {
-        let mut saved = 0;
-        // SAFETY: `saved` is valid for writes; the C side changes only `current`'s policy.
-        check(unsafe { gcaps_glue_boost(ceiling, &mut saved) })?;
+impl<'a> Ceiling<'a> {
+    /// Raises the calling thread to SCHED_FIFO `update_prio` (no-op if it already runs at or
+    /// above). If the change fails, nothing changed (the record is left as it was).
+    pub(crate) fn raise(sched: &'a SchedLock) -> Result<Self> {
+        let me = task_self();
+        let saved = sched.with(|h| {
+            let before = *h;
+            let (saved, set) = h.raise(me, task_params(me));
+            if let Some(set) = set {
+                if let Err(e) = task_set(me, set) {
+                    *h = before;
+                    return Err(e);
+                }
+            }
+            Ok(saved)
+        })?;
         Ok(Self {
-            ceiling,
+            sched,
             saved,
             _not_send: PhantomData,
         })
     }
 }
 
-impl Drop for Ceiling {
+impl Drop for Ceiling<'_> {
     fn drop(&mut self) {
-        // SAFETY: Same thread as `raise` (the type is not `Send`); `saved` came from it.
-        unsafe { gcaps_glue_restore(self.ceiling, self.saved) };
+        // Same thread as `raise` (the type is not `Send`).
+        let me = task_self();
+        let saved = self.saved;
+        self.sched.with(|h| {
+            if let Some(set) = h.restore(me, saved, task_params(me)) {
+                let _ = task_set(me, set);
+            }
+        });
     }
 }
 

@@ -106,6 +106,18 @@ struct gcaps_version {
  * GCAPS_IOC_SEG_BEGIN: open a GPU segment (gcapsGpuSegBegin). On EPERM (and only then) the
  * module writes `refused` and `cpu_priority` back (VER1 callers): which permission rule
  * refused, so a library never has to guess it.
+ *
+ * Holder boost (module parameter boost=1, the default): the *thread* that calls SEG_BEGIN of a
+ * real-time segment is the segment's owner. The module keeps a counted reference to that
+ * thread from the begin until the segment ends (SEG_END, the close of the file, or the exit
+ * of the process) and, whenever the segment is the running one (state RUNNING), runs that
+ * thread at SCHED_FIFO boost_prio (default 98; STATUS reports it) and restores the thread's
+ * own policy and priority, at the tail of its level, when it stops running. In a
+ * multi-threaded process only that thread is boosted, whichever thread ends the segment. A
+ * thread at or above boost_prio, or not SCHED_FIFO/SCHED_RR when its segment starts to run, is
+ * left alone; a change of the thread's own scheduling parameters while it is boosted stays (it
+ * is not boosted again until the segment becomes the running one anew). Best-effort segments
+ * are never boosted.
  */
 struct gcaps_seg_begin {
 	__u32 size;			/* in */
@@ -149,7 +161,10 @@ struct gcaps_client_info {
 	char comm[16];			/* command name, NUL-terminated */
 };
 
-/* GCAPS_IOC_STATUS: the caller's own client and the global decision. */
+/*
+ * GCAPS_IOC_STATUS: the caller's own client and the global decision. VER1 added the module's
+ * priorities: the holder boost's setting and the update ceiling (a VER0 caller gets neither).
+ */
 struct gcaps_status {
 	__u32 size;			/* in */
 	__u32 flags;			/* in: must be 0 */
@@ -157,8 +172,20 @@ struct gcaps_status {
 	__u64 generation;		/* out: eligible-set generation */
 	__u32 rt_active;		/* out: 1 if any real-time segment is open */
 	__u32 num_clients;		/* out */
+	/* VER1 */
+	__u32 boost;			/* out: GCAPS_BOOST_* */
+	__s32 boost_prio;		/* out: SCHED_FIFO priority of a running segment's owner
+					 * thread (module parameter boost_prio; analysed task
+					 * priorities must stay below it while boost is on) */
+	__s32 update_prio;		/* out: SCHED_FIFO priority of every real-time update
+					 * (the ceiling, module parameter update_prio) */
+	__u32 reserved;			/* out: 0 */
 };
 #define GCAPS_STATUS_SIZE_VER0		72
+#define GCAPS_STATUS_SIZE_VER1		88
+#define GCAPS_BOOST_ON		(1u << 0)	/* holder boost on (module parameter boost=1) */
+#define GCAPS_BOOST_SELF	(1u << 1)	/* the caller's segment runs and its owner thread is
+						 * boosted now */
 
 /* One TSG, as GCAPS_IOC_LIST reports it. */
 struct gcaps_tsg_info {
@@ -330,6 +357,17 @@ struct gcaps_stats {
 					 * GCAPS_TSG_ALWAYS_*, in requested_priority); client_id
 					 * is 0 for the driver's flag, the administrator's client
 					 * for SET_ALWAYS */
+#define GCAPS_TRACE_BOOST	11	/* holder boost: client_id's segment became the running
+					 * one and its owner thread `tid` runs at SCHED_FIFO
+					 * cpu_priority (boost_prio) from now on (at the end of
+					 * its own update if it is inside one); its own priority
+					 * at the begin in requested_priority. Right after the
+					 * BEGIN/END/CLOSE (and PREEMPT/RESUME) that caused it */
+#define GCAPS_TRACE_UNBOOST	12	/* the boost of thread `tid` ended (its segment ended or
+					 * was preempted): cpu_priority is the rt priority it
+					 * returns to, at the tail of its level, or -1 if gcaps
+					 * left its parameters alone (they were changed while it
+					 * was boosted, or it was never raised) */
 
 #define GCAPS_TRACE_F_PENDING	(1u << 0)	/* BEGIN: the new segment is pending */
 #define GCAPS_TRACE_F_ENDED	(1u << 1)	/* CLOSE: an open segment ended with the client */
@@ -359,7 +397,8 @@ struct gcaps_trace_event {
 					 * (0: best-effort) */
 	__u32 flags;			/* GCAPS_TRACE_F_* */
 	__u32 running_tgid;		/* process id of running_client_id, 0 if none */
-	__u32 reserved;			/* 0 */
+	__u32 tid;			/* BOOST/UNBOOST: the owner thread's id (initial pid
+					 * namespace); 0 otherwise (was `reserved`, always 0) */
 	char comm[16];			/* client_id's (or the TSG owner's client's) command name,
 					 * NUL-terminated; "" if none */
 };

@@ -57,6 +57,7 @@
 #[path = "../../policy/src/lib.rs"]
 pub mod policy;
 
+pub mod boost;
 pub mod errno;
 pub mod ioctl;
 pub mod state;
@@ -66,6 +67,8 @@ pub mod uapi;
 
 // The re-exports are the crate's API for userspace; inside the kernel module (where this file
 // is a private module) unused ones must not warn.
+#[allow(unused_imports)]
+pub use self::boost::{Holder, Params, Saved, Set, TaskToken};
 #[allow(unused_imports)]
 pub use self::errno::Errno;
 #[allow(unused_imports)]

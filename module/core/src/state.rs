@@ -32,6 +32,7 @@
 use core::mem::{offset_of, size_of_val};
 use core::sync::atomic::{AtomicU64, Ordering};
 
+use super::boost::TaskToken;
 use super::errno::Errno;
 use super::ioctl::{BeginRequest, Class, Sched};
 use super::policy::{self, ClientId, ClientStatus, Error as PolicyError, Outcome, ProcessKey};
@@ -76,6 +77,33 @@ pub trait Host {
     fn take_recovered(&mut self) -> bool;
     /// A condition worth one line in the log (the core says when: once, not per call).
     fn warn(&mut self, w: Warning);
+
+    // Holder boost (`super::boost`); hosts without threads keep the defaults (nothing
+    // boosted, no references).
+
+    /// A counted reference to the calling thread (0: none).
+    fn task_current(&mut self) -> TaskToken {
+        TaskToken(0)
+    }
+    /// Another counted reference to `t` (which the caller holds one of).
+    fn task_get(&mut self, _t: TaskToken) {}
+    /// Drops a reference taken by [`Host::task_current`] or [`Host::task_get`].
+    fn task_put(&mut self, _t: TaskToken) {}
+    /// The thread id of `t` (initial pid namespace).
+    fn task_tid(&self, _t: TaskToken) -> u32 {
+        0
+    }
+    /// `t` (a reference held) becomes the holder of the running segment: boost it.
+    fn boost(&mut self, _t: TaskToken) {}
+    /// `t` stops being the holder: end its boost. Returns the priority it returns to, if
+    /// gcaps restores it (`None`: its parameters are left as they are).
+    fn unboost(&mut self, _t: TaskToken) -> Option<i32> {
+        None
+    }
+    /// Whether `t` is boosted now.
+    fn boosted(&self, _t: TaskToken) -> bool {
+        false
+    }
 }
 
 /// Log lines the core asks for.
@@ -201,6 +229,9 @@ struct Client {
     /// `uapi::CLASS_*` and `rt_priority` at the last begin (at open before the first).
     cpu_class: u32,
     cpu_prio: i32,
+    /// The thread that began the open real-time segment (a counted reference), with boosting
+    /// on; 0 otherwise.
+    task: TaskToken,
 }
 
 impl Client {
@@ -216,6 +247,7 @@ impl Client {
         comm: [0; 16],
         cpu_class: 0,
         cpu_prio: 0,
+        task: TaskToken(0),
     };
 }
 
@@ -350,6 +382,16 @@ pub struct Core {
     /// 1 + slot of the running real-time client (`policy.running_rt()`), 0: none.
     running: u32,
     counters: Counters,
+    /// `boost_prio` (0: boosting off) and `update_prio`, as loaded.
+    boost_prio: i32,
+    update_prio: i32,
+    /// The thread the core has boosted (its own counted reference), 0: none.
+    boosted: TaskToken,
+    /// The BOOST/UNBOOST events of the last sync, recorded after the event that caused them
+    /// (`kind` 0: none).
+    notes: [TraceEvent; 2],
+    /// The trace fields (client, tgid, comm, tid) of the boosted thread's event.
+    boosted_ev: TraceEvent,
 }
 
 impl Default for Core {
@@ -404,7 +446,24 @@ impl Core {
             bound: false,
             running: 0,
             counters: Counters::ZERO,
+            boost_prio: 0,
+            update_prio: 0,
+            boosted: TaskToken(0),
+            notes: [TraceEvent::ZERO; 2],
+            boosted_ev: TraceEvent::ZERO,
         }
+    }
+
+    /// The module parameters the core reports and acts on: the update ceiling and the holder
+    /// boost's priority (0: off). Set once, before the first client.
+    pub fn configure(&mut self, update_prio: i32, boost_prio: i32) {
+        self.update_prio = update_prio;
+        self.boost_prio = boost_prio;
+    }
+
+    /// The thread the core has boosted (for tests and diagnostics).
+    pub fn boosted_task(&self) -> TaskToken {
+        self.boosted
     }
 
     /// The counters (for the unload message).
@@ -492,6 +551,8 @@ impl Core {
                 .and_then(|h| self.clients.iter().position(|c| c.in_use && c.handle == h))
                 .map_or(0, plus1);
         }
+        // Before the submit: the new holder is boosted while the driver switches.
+        self.sync_boost(h);
         if !(changed || force) || !self.bound {
             return Submit::None;
         }
@@ -509,6 +570,77 @@ impl Core {
                     h.warn(Warning::ResubmitFailed(e));
                 }
                 Submit::Failed
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ holder boost
+
+    /// Boosts the running segment's owner thread and ends the previous one's boost, if the
+    /// holder changed (`docs/module.md`, "Holder boost"); notes the trace events. The core
+    /// holds its own reference to the boosted thread, so a client's end or removal (which
+    /// drops the client's reference) never frees a thread it still has to unboost.
+    fn sync_boost(&mut self, h: &mut impl Host) {
+        let run = slot_of(self.running).and_then(|s| self.clients.get(s).map(|c| (s, c)));
+        let want = match run {
+            Some((_, c)) if self.boost_prio > 0 && c.in_use => c.task,
+            _ => TaskToken(0),
+        };
+        if want == self.boosted {
+            return;
+        }
+        let mut n = 0;
+        if self.boosted.is_some() {
+            let old = self.boosted;
+            let prio = h.unboost(old);
+            h.task_put(old);
+            let mut ev = self.boosted_ev;
+            ev.kind = uapi::TRACE_UNBOOST;
+            ev.cpu_priority = prio.unwrap_or(-1);
+            if let Some(slot) = self.notes.get_mut(n) {
+                *slot = ev;
+                n += 1;
+            }
+            self.boosted = TaskToken(0);
+        }
+        if let (true, Some((s, c))) = (want.is_some(), run) {
+            h.task_get(want);
+            h.boost(want);
+            self.boosted = want;
+            let mut ev = self.event(h, uapi::TRACE_BOOST, Some(s));
+            ev.tid = h.task_tid(want);
+            ev.cpu_priority = self.boost_prio;
+            ev.requested_priority = c.cpu_prio;
+            self.boosted_ev = ev;
+            if let Some(slot) = self.notes.get_mut(n) {
+                *slot = ev;
+            }
+        }
+    }
+
+    /// Records the BOOST/UNBOOST events the last sync noted, at `time_ns` (the cause's).
+    fn flush_boost(&mut self, h: &mut impl Host, time_ns: Option<u64>) {
+        for i in 0..self.notes.len() {
+            let Some(mut ev) = self.notes.get(i).copied().filter(|e| e.kind != 0) else {
+                continue;
+            };
+            self.stamp(h, &mut ev);
+            if let Some(t) = time_ns {
+                ev.time_ns = t;
+            }
+            h.record(&ev);
+            if let Some(n) = self.notes.get_mut(i) {
+                *n = TraceEvent::ZERO;
+            }
+        }
+    }
+
+    /// Drops the client's reference to the thread that began its segment.
+    fn drop_task(&mut self, h: &mut impl Host, slot: usize) {
+        if let Some(c) = self.clients.get_mut(slot) {
+            let t = core::mem::take(&mut c.task);
+            if t.is_some() {
+                h.task_put(t);
             }
         }
     }
@@ -625,6 +757,7 @@ impl Core {
             comm: o.comm,
             cpu_class: uclass,
             cpu_prio,
+            task: TaskToken(0),
         };
         // The new client owns its process's TSGs unless a lower slot of the process does.
         let me = plus1(slot);
@@ -685,6 +818,7 @@ impl Core {
         if let Ok(out) = self.policy.client_gone(id) {
             changed = out.decision_changed;
         }
+        self.drop_task(h, s);
         if let Some(slot) = self.clients.get_mut(s) {
             *slot = Client::FREE;
         }
@@ -701,6 +835,7 @@ impl Core {
         self.stamp(h, &mut ev);
         h.record(&ev);
         self.handover(h, s, prev, &ev);
+        self.flush_boost(h, Some(ev.time_ns));
     }
 
     /// `GCAPS_IOC_SEG_BEGIN` (after the checks of [`super::ioctl`]). Returns the client's
@@ -719,9 +854,18 @@ impl Core {
             .policy
             .seg_begin(id, req.segment)
             .map_err(map_policy_error)?;
+        // The thread that began a real-time segment is the one boosted while it runs.
+        let task = if self.boost_prio > 0 && req.class.is_rt() {
+            h.task_current()
+        } else {
+            TaskToken(0)
+        };
         if let Some(c) = self.clients.get_mut(slot) {
             c.cpu_class = req.class.uclass;
             c.cpu_prio = req.class.cpu_prio;
+            c.task = task;
+        } else if task.is_some() {
+            h.task_put(task);
         }
         self.counters.begins = self.counters.begins.wrapping_add(1);
         let submit = self.sync(h, out.decision_changed, false);
@@ -737,6 +881,7 @@ impl Core {
         }
         h.record(&ev);
         self.handover(h, slot, prev, &ev);
+        self.flush_boost(h, Some(ev.time_ns));
         Ok((state, self.generation()))
     }
 
@@ -759,6 +904,7 @@ impl Core {
         let slot = r.slot as usize;
         let prev = self.running;
         let out = self.policy.seg_end(id).map_err(map_policy_error)?;
+        self.drop_task(h, slot);
         self.counters.ends = self.counters.ends.wrapping_add(1);
         let submit = self.sync(h, out.decision_changed, false);
         let mut ev = self.event(h, uapi::TRACE_END, Some(slot));
@@ -766,6 +912,7 @@ impl Core {
         ev.flags = submit.trace_flags();
         h.record(&ev);
         self.handover(h, slot, prev, &ev);
+        self.flush_boost(h, Some(ev.time_ns));
         Ok(self.generation())
     }
 
@@ -875,6 +1022,17 @@ impl Core {
         out.generation = self.generation();
         out.rt_active = u32::from(self.policy.rt_active());
         out.num_clients = self.clients_now();
+        out.boost = 0;
+        if self.boost_prio > 0 {
+            out.boost |= uapi::BOOST_ON;
+            let running = slot_of(self.running) == Some(r.slot as usize);
+            if running && c.task.is_some() && h.boosted(c.task) {
+                out.boost |= uapi::BOOST_SELF;
+            }
+        }
+        out.boost_prio = self.boost_prio;
+        out.update_prio = self.update_prio;
+        out.reserved = 0;
         Ok(())
     }
 
@@ -953,6 +1111,7 @@ impl Core {
             h.record(&ev);
         }
         self.sync(h, changed, force);
+        self.flush_boost(h, None);
     }
 
     /// Removes TSG `t` if the mirror has it; returns whether the decision changed.
@@ -1103,6 +1262,7 @@ impl Core {
             ev.flags = submit.trace_flags();
             h.record(&ev);
         }
+        self.flush_boost(h, None);
         Ok((reasons, self.generation()))
     }
 
@@ -1123,6 +1283,7 @@ impl Core {
             *m = Tsg::NONE;
         }
         self.sync(h, changed, false);
+        self.flush_boost(h, None);
     }
 
     /// Checks the invariants that tie the core's tables to the policy (for tests and the model

@@ -51,6 +51,8 @@ pub const TRACE_RECOVERY: u32 = 7;
 pub const TRACE_TSG_NEW: u32 = 8;
 pub const TRACE_TSG_GONE: u32 = 9;
 pub const TRACE_TSG_ALWAYS: u32 = 10;
+pub const TRACE_BOOST: u32 = 11;
+pub const TRACE_UNBOOST: u32 = 12;
 
 pub const TRACE_F_PENDING: u32 = 1 << 0;
 pub const TRACE_F_ENDED: u32 = 1 << 1;
@@ -191,8 +193,16 @@ pub struct Status {
     pub generation: u64,
     pub rt_active: u32,
     pub num_clients: u32,
+    // VER1
+    pub boost: u32,
+    pub boost_prio: i32,
+    pub update_prio: i32,
+    pub reserved: u32,
 }
-ioctl_arg!(Status, 72);
+ioctl_arg!(Status, 72, 88);
+pub const STATUS_SIZE_VER1: usize = 88;
+pub const BOOST_ON: u32 = 1 << 0;
+pub const BOOST_SELF: u32 = 1 << 1;
 
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -276,8 +286,29 @@ pub struct TraceEvent {
     pub effective_priority: i32,
     pub flags: u32,
     pub running_tgid: u32,
-    pub reserved: u32,
+    pub tid: u32,
     pub comm: [u8; 16],
+}
+
+impl TraceEvent {
+    /// All zero (`kind` 0: no event).
+    pub const ZERO: Self = Self {
+        seq: 0,
+        time_ns: 0,
+        client_id: 0,
+        running_client_id: 0,
+        generation: 0,
+        delay_ns: 0,
+        tgid: 0,
+        kind: 0,
+        cpu_priority: 0,
+        requested_priority: 0,
+        effective_priority: 0,
+        flags: 0,
+        running_tgid: 0,
+        tid: 0,
+        comm: [0; 16],
+    };
 }
 pub const TRACE_EVENT_SIZE_VER0: usize = 96;
 const _: () = assert!(size_of::<TraceEvent>() == TRACE_EVENT_SIZE_VER0);

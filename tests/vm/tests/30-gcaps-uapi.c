@@ -89,7 +89,7 @@ static void check_sched(int policy, int prio, const char *what)
 
 	sched_getparam(0, &sp);
 	CHECK(p == policy && sp.sched_priority == prio,
-	      "%s: policy %d prio %d after the call, want %d/%d (ceiling not undone)", what, p,
+	      "%s: policy %d prio %d after the call, want %d/%d (ceiling or boost not undone)", what, p,
 	      sp.sched_priority, policy, prio);
 }
 
@@ -331,7 +331,8 @@ static void test_rt_and_permissions(int fd)
 	set_fifo(10);
 	before = status(fd);
 	CHECK(seg_begin(fd, GCAPS_GPU_PRIO_INHERIT, &b) == 0, "RT begin");
-	check_sched(SCHED_FIFO, 10, "RT begin");
+	/* its segment runs: the holder boost (default on) runs this thread at SCHED_FIFO 98 */
+	check_sched(SCHED_FIFO, 98, "RT begin");
 	CHECK(b.state == GCAPS_STATE_RUNNING, "RT begin state %u", b.state);
 	CHECK(b.generation == before.generation + 1, "RT begin: generation %llu, before %llu",
 	      (unsigned long long)b.generation, (unsigned long long)before.generation);
@@ -340,6 +341,10 @@ static void test_rt_and_permissions(int fd)
 		      s.self.gpu_priority == 10,
 	      "RT status: rt %u class %u cpu %d gpu %d", s.rt_active, s.self.cpu_class,
 	      s.self.cpu_priority, s.self.gpu_priority);
+	CHECK(s.boost == (GCAPS_BOOST_ON | GCAPS_BOOST_SELF) && s.boost_prio == 98 &&
+		      s.update_prio == 99 && s.reserved == 0,
+	      "RT status: boost %#x boost_prio %d update_prio %d", s.boost, s.boost_prio,
+	      s.update_prio);
 	CHECK(seg_end(fd) == 0, "RT end");
 	check_sched(SCHED_FIFO, 10, "RT end");
 	CHECK(status(fd).rt_active == 0, "rt_active after end");
@@ -357,7 +362,7 @@ static void test_rt_and_permissions(int fd)
 		CHECK(seg_begin(fd, 0, NULL) == 0, "RR begin");
 		s = status(fd);
 		CHECK(s.self.cpu_class == GCAPS_CLASS_RR && s.self.gpu_priority == 20, "RR status");
-		check_sched(SCHED_RR, 20, "RR begin");
+		check_sched(SCHED_FIFO, 98, "RR begin");
 		CHECK(seg_end(fd) == 0, "RR end");
 		check_sched(SCHED_RR, 20, "RR end");
 	}

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,7 +91,8 @@ static uint64_t trace_head(int fd)
 static const char *kind_name(unsigned int k)
 {
 	static const char *n[] = { "?", "OPEN", "CLOSE", "BEGIN", "END", "PREEMPT", "RESUME",
-				   "RECOVERY", "TSG_NEW", "TSG_GONE" };
+				   "RECOVERY", "TSG_NEW", "TSG_GONE", "TSG_ALWAYS", "BOOST",
+				   "UNBOOST" };
 
 	return k < sizeof(n) / sizeof(n[0]) ? n[k] : "?";
 }
@@ -212,11 +214,16 @@ static void test_scenario(void)
 	{
 		const struct want w[] = {
 			{ GCAPS_TRACE_BEGIN, lo, 10, 0, 10, 0, lo, 1 },
+			/* holder boost (on by default): this thread runs at 98 while lo runs */
+			{ GCAPS_TRACE_BOOST, lo, 98, 10, 10, 0, lo, 0 },
+			/* hi's owner is the same thread: it stays boosted, no event */
 			{ GCAPS_TRACE_BEGIN, hi, 10, 20, 20, 0, hi, 1 },
 			{ GCAPS_TRACE_PREEMPT, lo, 0, 0, 10, 0, hi, 0 },
 			{ GCAPS_TRACE_END, hi, 0, 0, 0, 0, lo, 1 },
 			{ GCAPS_TRACE_RESUME, lo, 0, 0, 10, 0, lo, 0 },
 			{ GCAPS_TRACE_END, lo, 0, 0, 0, 0, 0, 1 },
+			/* back to its own FIFO 10 (from the ceiling of its end) */
+			{ GCAPS_TRACE_UNBOOST, lo, 10, 10, 10, 0, 0, 0 },
 			{ GCAPS_TRACE_BEGIN, be, 0, 0, 0, 0, 0, 0 },
 			{ GCAPS_TRACE_END, be, 0, 0, 0, 0, 0, 0 },
 			{ GCAPS_TRACE_BEGIN, be, 0, 0, 0, 0, 0, 0 },
@@ -238,10 +245,13 @@ static void test_scenario(void)
 				 e->running_client_id == w[i].running &&
 				 e->running_tgid == (w[i].running ? (unsigned)getpid() : 0) &&
 				 (w[i].rt ? e->delay_ns > 0 : e->delay_ns == 0) &&
-				 (i == 0 || e->time_ns >= ev[i - 1].time_ns) && e->reserved == 0 &&
+				 (i == 0 || e->time_ns >= ev[i - 1].time_ns) &&
+				 e->tid == ((e->kind == GCAPS_TRACE_BOOST ||
+					     e->kind == GCAPS_TRACE_UNBOOST) ? (unsigned)gettid() : 0) &&
 				 strncmp(e->comm, comm, sizeof(e->comm)) == 0 &&
-				 /* PREEMPT/RESUME carry their cause's time */
-				 ((e->kind != GCAPS_TRACE_PREEMPT && e->kind != GCAPS_TRACE_RESUME) ||
+				 /* PREEMPT/RESUME/BOOST/UNBOOST carry their cause's time */
+				 ((e->kind != GCAPS_TRACE_PREEMPT && e->kind != GCAPS_TRACE_RESUME &&
+				   e->kind != GCAPS_TRACE_BOOST && e->kind != GCAPS_TRACE_UNBOOST) ||
 				  e->time_ns == ev[i - 1].time_ns);
 
 			CHECK(ok, "event %u (seq %llu): got %s client %llu, want %s client %llu "
@@ -260,11 +270,11 @@ static void test_scenario(void)
 			}
 		}
 		/* No TSGs: only the switches between "all" and "a real-time segment" show. */
-		CHECK(ev[1].generation == ev[0].generation && ev[4].generation == ev[0].generation &&
-		      ev[5].generation == ev[0].generation + 1,
+		CHECK(ev[2].generation == ev[0].generation && ev[5].generation == ev[0].generation &&
+		      ev[6].generation == ev[0].generation + 1,
 		      "generations %llu %llu %llu %llu", (unsigned long long)ev[0].generation,
-		      (unsigned long long)ev[1].generation, (unsigned long long)ev[4].generation,
-		      (unsigned long long)ev[5].generation);
+		      (unsigned long long)ev[2].generation, (unsigned long long)ev[5].generation,
+		      (unsigned long long)ev[6].generation);
 		if (bad || r.events_count != n)
 			dump(ev, r.events_count);
 	}
@@ -313,14 +323,17 @@ static void test_scenario(void)
 	CHECK(seg_end(fl) == 0, "low end after high's close");
 	set_fifo(0);
 	r = trace(fl, head, ev, 32);
-	CHECK(r.events_count == 6 && ev[2].kind == GCAPS_TRACE_PREEMPT && ev[2].client_id == lo &&
-	      ev[3].kind == GCAPS_TRACE_CLOSE && ev[3].client_id == hi &&
-	      ev[3].flags == GCAPS_TRACE_F_ENDED && ev[3].running_client_id == lo &&
-	      ev[4].kind == GCAPS_TRACE_RESUME && ev[4].client_id == lo &&
-	      ev[4].running_client_id == lo && ev[5].kind == GCAPS_TRACE_END &&
-	      ev[5].client_id == lo && ev[5].running_client_id == 0,
+	/* (with the holder boost's BOOST after the first BEGIN and UNBOOST after the last END) */
+	CHECK(r.events_count == 8 && ev[1].kind == GCAPS_TRACE_BOOST && ev[1].client_id == lo &&
+	      ev[3].kind == GCAPS_TRACE_PREEMPT && ev[3].client_id == lo &&
+	      ev[4].kind == GCAPS_TRACE_CLOSE && ev[4].client_id == hi &&
+	      ev[4].flags == GCAPS_TRACE_F_ENDED && ev[4].running_client_id == lo &&
+	      ev[5].kind == GCAPS_TRACE_RESUME && ev[5].client_id == lo &&
+	      ev[5].running_client_id == lo && ev[6].kind == GCAPS_TRACE_END &&
+	      ev[6].client_id == lo && ev[6].running_client_id == 0 &&
+	      ev[7].kind == GCAPS_TRACE_UNBOOST && ev[7].cpu_priority == 10,
 	      "close of the running segment: events wrong (%u events)", r.events_count);
-	if (r.events_count != 6 || ev[4].kind != GCAPS_TRACE_RESUME)
+	if (r.events_count != 8 || ev[5].kind != GCAPS_TRACE_RESUME)
 		dump(ev, r.events_count);
 	s = stats(fl, 0);
 	CHECK(s.preemptions == 2 && s.resumes == 2 && s.ends_by_close == 2,
@@ -455,11 +468,31 @@ static double best_of_5(int fd, int what, int n)
  * Report, don't assert: begin+end with no runlist change against a trivial syscall (getppid)
  * and against the floor of any ioctl on /dev/gcaps (an unknown command), best of 5 rounds.
  */
+/*
+ * The higher segment of the pending benchmark, held by another thread of this process (with
+ * the holder boost that thread runs at 98; the pending caller is an ordinary FIFO 10 thread,
+ * as a pending task of another process would be).
+ */
+static volatile int hi_state;
+
+static void *hold_high(void *arg)
+{
+	int hi = *(int *)arg;
+
+	set_fifo(10);
+	hi_state = seg_begin(hi, 90) == 0 ? 1 : -1;
+	while (hi_state == 1)
+		usleep(1000);
+	hi_state = seg_end(hi) == 0 ? 3 : -1;
+	return NULL;
+}
+
 static void bench(const char *label)
 {
 	const int n = 4000;
 	int fd = open_dev(), hi = open_dev();
 	double sys, notty, st, be, pend, rt;
+	pthread_t th;
 
 	sys = best_of_5(fd, B_GETPPID, n);
 	notty = best_of_5(fd, B_NOTTY, n);
@@ -467,9 +500,15 @@ static void bench(const char *label)
 	be = best_of_5(fd, B_BEGIN_END, n);
 	set_fifo(10);
 	rt = best_of_5(fd, B_BEGIN_END, n / 4);
-	CHECK(seg_begin(hi, 90) == 0, "bench: high segment");
+	hi_state = 0;
+	pthread_create(&th, NULL, hold_high, &hi);
+	while (hi_state == 0)
+		usleep(1000);
+	CHECK(hi_state == 1, "bench: high segment");
 	pend = best_of_5(fd, B_BEGIN_END, n / 4);
-	CHECK(seg_end(hi) == 0, "bench: high segment end");
+	hi_state = 2;
+	pthread_join(th, NULL);
+	CHECK(hi_state == 3, "bench: high segment end");
 	set_fifo(0);
 	close(hi);
 	close(fd);
@@ -560,6 +599,13 @@ int main(void)
 	}
 	close(fd);
 	bench("trace off");
+	sh("rmmod gcaps");
+	/* The holder boost's cost: the same benchmark with boost=0 (and again with it on). */
+	sh("insmod /modules/gcaps.ko boost=0");
+	bench("trace on, boost off");
+	sh("rmmod gcaps");
+	sh("insmod /modules/gcaps.ko");
+	bench("trace on, boost on");
 	sh("rmmod gcaps");
 	CHECK(system("insmod /modules/gcaps.ko trace_size=2000000 2>/dev/null") != 0,
 	      "trace_size above the limit accepted");

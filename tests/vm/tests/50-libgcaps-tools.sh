@@ -18,10 +18,19 @@ expect_error 1 "modprobe gcaps" gpu_segment_rs 5
 # --- bad arguments and priorities
 expect_error 2 "100 is not in 1..=99" gcapsctl run --priority 100 -- true
 expect_error 2 "invalid GPU priority" gcapsctl run --priority 10 --gpu-priority 200 -- true
-expect_error 1 "update ceiling 99" gcapsctl run --priority 99 -- true
-insmod /modules/gcaps.ko update_prio=60
+expect_error 1 "holder boost 98 (boost_prio).*use 1..97" gcapsctl run --priority 98 -- true
+# the limit comes from the loaded module's STATUS: the boost's priority, or the ceiling
+insmod /modules/gcaps.ko update_prio=60 boost_prio=50
+expect_error 1 "holder boost 50 (boost_prio).*use 1..49" gcapsctl run --priority 50 -- true
+rmmod gcaps
+insmod /modules/gcaps.ko update_prio=60 boost=0
 expect_error 1 "update ceiling 60 (update_prio).*use 1..59" gcapsctl run --priority 60 -- true
 rmmod gcaps
+# a boost_prio at or above the ceiling is refused at load, with one line saying why
+if insmod /modules/gcaps.ko update_prio=60 2>/dev/null; then fail "boost_prio=98 with update_prio=60 loaded"; fi
+dmesg | grep -q "gcaps: boost_prio=98 is outside 1..59 (it must be below update_prio=60; or load with boost=0)" \
+  || fail "no log line for the refused boost_prio"
+if insmod /modules/gcaps.ko boost_prio=0 2>/dev/null; then fail "boost_prio=0 loaded"; fi
 expect_error 1 'GCAPS_GPU_PRIORITY="150"' env GCAPS_GPU_PRIORITY=150 gpu_segment 5
 expect_error 1 'GCAPS_GPU_PRIORITY="x"' env GCAPS_GPU_PRIORITY=x gpu_segment_rs 5
 

@@ -23,12 +23,13 @@ echo "$out"
 echo "$out" | grep -q "fix: load it: insmod gcaps.ko" || fail "no fix for the module"
 
 # --- module loaded with update_prio=60, no GPU driver, throttling on
-insmod /modules/gcaps.ko update_prio=60
+insmod /modules/gcaps.ko update_prio=60 boost_prio=50
 echo 950000 >$rt
 out=$(gcapsctl check) || fail "warnings alone must not fail the check"
 echo "$out"
 [ "$(status "$out" module)" = ok ] && [ "$(status "$out" device)" = ok ] || fail "module/device not ok"
-echo "$out" | grep -q "SCHED_FIFO 60: give analysed tasks priorities 1..59" || fail "ceiling not read"
+echo "$out" | grep -q "SCHED_FIFO 60, the running segment's owner at SCHED_FIFO 50 (holder boost): give analysed tasks priorities 1..49" \
+  || fail "ceiling and boost not read"
 [ "$(status "$out" backend)" = WARN ] || fail "no backend not a warning"
 [ "$(status "$out" rt-throttling)" = WARN ] || fail "throttling not a warning"
 echo "$out" | grep -q "stopped after 950000 us of every 1000000 us" || fail "throttling figures"

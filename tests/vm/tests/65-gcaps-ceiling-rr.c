@@ -14,6 +14,11 @@
  *     relies on) and return to their own policy and priority afterwards (RR stays RR).
  * The window is proven, not assumed: the begin must have taken at least STALL_MS / 2 and the
  * sampler must have read the caller inside it.
+ *
+ * With the holder boost (on by default; boost_prio=40 here, below the ceiling) the begin makes
+ * the caller's segment the running one, so the callers below 40 leave the ceiling for
+ * SCHED_FIFO 40 (the boost, applied at the return from the ceiling) and return to their own
+ * policy and priority at the end; 70 and RR 50 (at or above the boost) are never touched.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +35,7 @@
 #include "../lib/vmtest.h"
 
 #define CEILING 50
+#define BOOST 40
 #define STALL_MS 300
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -46,7 +52,7 @@ static volatile int inside, off_own, at_ceiling;
  */
 static volatile int back_at_ceiling, neither, after_run;
 static volatile double run_first, run_last;
-static volatile int want_policy, want_prio;
+static volatile int want_policy, want_prio, after_policy, after_prio;
 
 static void pin(int cpu)
 {
@@ -97,7 +103,8 @@ static void *sampler(void *arg)
 				run_first = now();
 			run_last = now();
 			at_ceiling++;
-		} else if (pol == want_policy && pr == want_prio) {
+		} else if ((pol == want_policy && pr == want_prio) ||
+			   (pol == after_policy && pr == after_prio)) {
 			if (at_ceiling)
 				after_run = 1;
 		} else {
@@ -132,6 +139,9 @@ static void one(int fd, int policy, int prio, int raised)
 		printf("FAIL: %s %d: %s\n", name, prio, strerror(errno)), exit(1);
 	want_policy = policy;
 	want_prio = prio;
+	/* the caller's segment runs after the begin: boosted if below the boost */
+	after_policy = raised ? SCHED_FIFO : policy;
+	after_prio = raised ? BOOST : prio;
 	inside = off_own = at_ceiling = back_at_ceiling = neither = after_run = 0;
 	run_first = run_last = 0;
 	sh("simgpuctl stall " STR(STALL_MS));
@@ -160,8 +170,9 @@ static void one(int fd, int policy, int prio, int raised)
 		CHECK(off_own == 0, "%s %d (at or above the ceiling %d): %d of %d samples not at "
 		      "its own policy and priority", name, prio, CEILING, off_own, inside);
 	pol = sched_getscheduler(0);
-	CHECK(pol == policy && sched_getparam(0, &sp) == 0 && sp.sched_priority == prio,
-	      "%s %d: after the begin policy %d prio %d", name, prio, pol, sp.sched_priority);
+	CHECK(pol == after_policy && sched_getparam(0, &sp) == 0 && sp.sched_priority == after_prio,
+	      "%s %d: after the begin policy %d prio %d, want %d/%d", name, prio, pol,
+	      sp.sched_priority, after_policy, after_prio);
 	CHECK(ioctl(fd, GCAPS_IOC_SEG_END, &(struct gcaps_seg_end){ .size = sizeof(struct gcaps_seg_end) }) == 0,
 	      "%s %d: end: %s", name, prio, strerror(errno));
 	pol = sched_getscheduler(0);
@@ -180,7 +191,7 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	start_watchdog(80, &phase, NULL);
-	sh("insmod /modules/gcaps.ko update_prio=50");
+	sh("insmod /modules/gcaps.ko update_prio=" STR(CEILING) " boost_prio=" STR(BOOST));
 	sh("insmod /modules/gcaps_simgpu.ko submit_timeout_ms=3000");
 	fd = open_dev();
 	pin(0);

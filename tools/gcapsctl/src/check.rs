@@ -42,6 +42,8 @@ pub struct Facts {
     pub module_loaded: bool,
     /// The update ceiling (the module's `update_prio`, else its default).
     pub ceiling: u8,
+    /// The holder boost's `boost_prio` while boosting is on (from STATUS), else `None`.
+    pub boost: Option<u8>,
     /// The device opened (with its ABI checked by libgcaps) and its VERSION, or why not.
     pub device: Result<libgcaps::Version, String>,
     /// `/proc/sys/kernel/sched_rt_runtime_us` and `sched_rt_period_us`.
@@ -64,6 +66,10 @@ impl Facts {
             kernel_version,
             module_loaded: Path::new("/sys/module/gcaps").exists(),
             ceiling: crate::run::update_ceiling(),
+            boost: match crate::run::module_limit() {
+                crate::run::Limit::Boost(b) if Path::new("/sys/module/gcaps").exists() => Some(b),
+                _ => None,
+            },
             device,
             rt_runtime_us: num("/proc/sys/kernel/sched_rt_runtime_us"),
             rt_period_us: num("/proc/sys/kernel/sched_rt_period_us"),
@@ -166,14 +172,19 @@ pub fn judge(f: &Facts) -> Vec<Row> {
         None,
     ));
     let ceiling = f.ceiling;
+    // Analysed tasks stay below the holder boost while it is on, else below the ceiling.
+    let limit = f.boost.unwrap_or(ceiling);
     rows.push(if f.module_loaded {
+        let boost = f.boost.map_or(String::new(), |b| {
+            format!(", the running segment's owner at SCHED_FIFO {b} (holder boost)")
+        });
         row(
             "module",
             Status::Ok,
             format!(
-                "gcaps loaded; real-time updates run at SCHED_FIFO {ceiling}: give analysed \
-                 tasks priorities 1..{}",
-                ceiling.saturating_sub(1)
+                "gcaps loaded; real-time updates run at SCHED_FIFO {ceiling}{boost}: give \
+                 analysed tasks priorities 1..{}",
+                limit.saturating_sub(1)
             ),
             None,
         )
@@ -293,7 +304,7 @@ pub fn judge(f: &Facts) -> Vec<Row> {
             Some("raise the limit (limits.conf rtprio, systemd LimitRTPRIO=) or run as root"),
         )
     } else {
-        let most = f.rtprio_limit.min(u64::from(ceiling.saturating_sub(1)));
+        let most = f.rtprio_limit.min(u64::from(limit.saturating_sub(1)));
         row(
             "rt-priority",
             Status::Ok,
@@ -335,6 +346,7 @@ mod tests {
             kernel_version: "#1 SMP PREEMPT Tue".into(),
             module_loaded: true,
             ceiling: 99,
+            boost: None,
             device: Ok(libgcaps::Version {
                 abi: 1,
                 module: 0x0100,

@@ -370,6 +370,23 @@ impl Builder<'_> {
                     json!({"seq": e.seq, "pid": e.pid, "driver": r.driver, "admin": r.admin}),
                 );
             }
+            TraceKind::Boost | TraceKind::Unboost => {
+                let pid = self.client(id, e.pid).pid;
+                let name = if e.kind == TraceKind::Boost {
+                    format!("boost tid {} -> FIFO {}", e.tid, e.cpu_priority)
+                } else if e.cpu_priority >= 0 {
+                    format!("unboost tid {} -> {}", e.tid, e.cpu_priority)
+                } else {
+                    format!("unboost tid {} (left as set)", e.tid)
+                };
+                self.instant(
+                    pid,
+                    STATE_TID,
+                    t,
+                    &name,
+                    json!({"seq": e.seq, "tid": e.tid, "priority": e.cpu_priority}),
+                );
+            }
             TraceKind::Unknown(_) => {
                 let name = e.kind.name();
                 self.instant(GPU_PID, TSGS_TID, t, &name, json!({"seq": e.seq}));
@@ -478,6 +495,7 @@ mod tests {
                 requested_priority: 0,
                 effective_priority: 10 * client as i32,
                 comm: String::new(),
+                tid: 0,
             });
         }
     }

@@ -8,8 +8,9 @@ use std::os::unix::process::CommandExt;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// SCHED_FIFO priority of the command, 1..98: below gcaps's update ceiling
-    /// (`update_prio`, 99 unless the module was loaded with another value).
+    /// SCHED_FIFO priority of the command, 1..97: below gcaps's holder boost (`boost_prio`,
+    /// 98, while boosting is on) and its update ceiling (`update_prio`, 99), as the loaded
+    /// module reports them in STATUS.
     #[arg(long, short = 'p', value_name = "P", allow_hyphen_values = true,
           value_parser = clap::value_parser!(u8).range(1..=99))]
     priority: u8,
@@ -32,7 +33,7 @@ fn parse_gpu_priority(s: &str) -> Result<GpuPriority, String> {
 
 /// Sets up the calling process and execs the command; returns only on failure.
 pub fn run(args: Args) -> Result<(), String> {
-    below_ceiling(args.priority, update_ceiling())?;
+    below_limit(args.priority, module_limit())?;
     if let Some(cpu) = args.cpu {
         pin_to(cpu)?;
     }
@@ -63,16 +64,56 @@ pub fn update_ceiling() -> u8 {
         .unwrap_or(99)
 }
 
+/// The priority a task of the set must stay below, and which module setting says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// The holder boost's `boost_prio` (boosting on).
+    Boost(u8),
+    /// The update ceiling's `update_prio` (boosting off, or a module before STATUS VER1).
+    Ceiling(u8),
+}
+
+/// The loaded module's limit, from STATUS (`/dev/gcaps`); without the device (module not
+/// loaded) its `update_prio` parameter or the defaults (boost on at 98).
+pub fn module_limit() -> Limit {
+    let status = libgcaps::Gcaps::open().and_then(|g| g.status());
+    match status.ok().and_then(|s| s.priorities) {
+        Some(p) if p.boost => Limit::Boost(u8::try_from(p.boost_prio).unwrap_or(1)),
+        Some(p) => Limit::Ceiling(u8::try_from(p.update_prio).unwrap_or(1)),
+        None if std::path::Path::new(UPDATE_PRIO_PARAM).exists() => {
+            // a module before the holder boost
+            Limit::Ceiling(update_ceiling())
+        }
+        None => Limit::Boost(98),
+    }
+}
+
 /// A task at or above the ceiling would delay every runlist update of the others (the
-/// analysis assumes no task of the set reaches it: `docs/module.md`, U2).
-fn below_ceiling(priority: u8, ceiling: u8) -> Result<(), String> {
-    if priority < ceiling {
+/// analysis assumes no task of the set reaches it: `docs/module.md`, U2); one at or above the
+/// holder boost would delay the running segment's owner (`docs/module.md`, "Holder boost").
+fn below_limit(priority: u8, limit: Limit) -> Result<(), String> {
+    let (l, what) = match limit {
+        Limit::Boost(b) => (
+            b,
+            format!(
+                "gcaps's holder boost {b} (boost_prio), at which the running GPU segment's \
+                 owner must outrank every real-time task"
+            ),
+        ),
+        Limit::Ceiling(c) => (
+            c,
+            format!(
+                "gcaps's update ceiling {c} (update_prio), which runlist updates need to \
+                 outrank every real-time task"
+            ),
+        ),
+    };
+    if priority < l {
         return Ok(());
     }
     Err(format!(
-        "--priority {priority}: at or above gcaps's update ceiling {ceiling} (update_prio), \
-         which runlist updates need to outrank every real-time task; use 1..{}",
-        ceiling.saturating_sub(1)
+        "--priority {priority}: at or above {what}; use 1..{}",
+        l.saturating_sub(1)
     ))
 }
 
@@ -109,17 +150,24 @@ fn set_fifo(priority: u8) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::below_ceiling;
+    use super::{below_limit, Limit};
 
     #[test]
-    fn priorities_at_or_above_the_ceiling_are_refused() {
-        assert!(below_ceiling(98, 99).is_ok());
-        let e = below_ceiling(99, 99).unwrap_err();
+    fn priorities_at_or_above_the_limit_are_refused() {
+        assert!(below_limit(98, Limit::Ceiling(99)).is_ok());
+        let e = below_limit(99, Limit::Ceiling(99)).unwrap_err();
         assert!(
             e.contains("update ceiling 99") && e.contains("use 1..98"),
             "{e}"
         );
-        assert!(below_ceiling(50, 50).is_err());
-        assert!(below_ceiling(49, 50).is_ok());
+        assert!(below_limit(50, Limit::Ceiling(50)).is_err());
+        assert!(below_limit(49, Limit::Ceiling(50)).is_ok());
+        assert!(below_limit(97, Limit::Boost(98)).is_ok());
+        let e = below_limit(98, Limit::Boost(98)).unwrap_err();
+        assert!(
+            e.contains("holder boost 98") && e.contains("use 1..97"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'));
     }
 }

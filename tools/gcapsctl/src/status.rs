@@ -2,7 +2,7 @@
 //! every client, the eligible TSG set and the always-eligible TSGs with their reasons.
 use crate::device::ReportArgs;
 use crate::output::{write_stdout, Format};
-use libgcaps::{AlwaysReasons, List, Version};
+use libgcaps::{AlwaysReasons, List, Priorities, Version};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -10,8 +10,10 @@ pub fn run(args: ReportArgs) -> Result<(), String> {
     let gcaps = args.device.open()?;
     let version = gcaps.version().map_err(|e| e.to_string())?;
     let list = gcaps.list().map_err(|e| e.to_string())?;
+    let status = gcaps.status().map_err(|e| e.to_string())?;
     // gcapsctl's own client (opened only to ask) is not part of the picture.
-    let report = Report::new(&version, &list, std::process::id());
+    let report =
+        Report::new(&version, &list, std::process::id()).with_priorities(status.priorities);
     let text = match args.format {
         Format::Table => report.table(),
         Format::Json => report.json(),
@@ -31,6 +33,20 @@ pub struct Report {
     always_eligible_tsgs: Vec<AlwaysTsg>,
     /// TSGs whose process has no gcaps client (best-effort GPU users).
     unmanaged_tsgs: Vec<UnmanagedTsg>,
+    /// The holder boost and the update ceiling (null: a module before STATUS VER1).
+    boost: Option<BoostInfo>,
+}
+
+#[derive(Serialize, Debug, PartialEq)]
+struct BoostInfo {
+    /// Holder boost on (module parameter `boost`).
+    on: bool,
+    /// SCHED_FIFO priority of the running segment's owner thread (0 while off).
+    boost_prio: i32,
+    /// SCHED_FIFO priority of every real-time update (the ceiling).
+    update_prio: i32,
+    /// Highest CPU priority for the tasks of an analysed set (`gcapsctl run` refuses more).
+    max_task_priority: i32,
 }
 
 /// What the backend line says while the backend's runlists are stock (also `gcapsctl check`).
@@ -138,7 +154,19 @@ impl Report {
             eligible_tsgs: list.eligible_tsgs(),
             always_eligible_tsgs: always,
             unmanaged_tsgs: unmanaged,
+            boost: None,
         }
+    }
+
+    /// Adds the module's priorities (from STATUS).
+    pub fn with_priorities(mut self, p: Option<Priorities>) -> Self {
+        self.boost = p.map(|p| BoostInfo {
+            on: p.boost,
+            boost_prio: p.boost_prio,
+            update_prio: p.update_prio,
+            max_task_priority: p.max_task_priority(),
+        });
+        self
     }
 
     pub fn json(&self) -> String {
@@ -199,6 +227,21 @@ impl Report {
             }
         }
         let _ = writeln!(s, "eligible TSGs: {}", ids(&self.eligible_tsgs));
+        if let Some(b) = &self.boost {
+            let boost = if b.on {
+                format!(
+                    "on (running segment's owner at SCHED_FIFO {})",
+                    b.boost_prio
+                )
+            } else {
+                "off".into()
+            };
+            let _ = writeln!(
+                s,
+                "holder boost: {boost}; update ceiling SCHED_FIFO {}; task priorities 1..{}",
+                b.update_prio, b.max_task_priority
+            );
+        }
         if !self.always_eligible_tsgs.is_empty() {
             let list: Vec<String> = self
                 .always_eligible_tsgs

@@ -221,6 +221,9 @@ fn text_line(e: &TraceEvent, names: &Names) -> String {
     if let Some(r) = e.always_reasons() {
         flags.push(format!("always={}", crate::status::reasons_text(r)));
     }
+    if e.tid != 0 {
+        flags.push(format!("tid={}", e.tid));
+    }
     let flags = if flags.is_empty() {
         "-".into()
     } else {
@@ -303,6 +306,9 @@ fn event_json(e: &TraceEvent, names: &Names) -> Value {
     if let Some(r) = e.always_reasons() {
         v["always"] = json!({"driver": r.driver, "admin": r.admin});
     }
+    if e.tid != 0 {
+        v["tid"] = json!(e.tid);
+    }
     v
 }
 
@@ -372,6 +378,7 @@ mod tests {
             requested_priority: 0,
             effective_priority: 10,
             comm: String::new(),
+            tid: 0,
         }
     }
 

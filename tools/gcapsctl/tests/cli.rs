@@ -106,11 +106,11 @@ fn bad_arguments() {
         "invalid value '-5'",
     );
     one_line_error(&["run", "--", "true"], 2, "--priority");
-    // 99 is the update ceiling (no module loaded here: the default).
+    // 98 is the holder boost (no module loaded here: the defaults, boost on).
     one_line_error(
-        &["run", "--priority", "99", "--", "true"],
+        &["run", "--priority", "98", "--", "true"],
         1,
-        "at or above gcaps's update ceiling 99",
+        "at or above gcaps's holder boost 98 (boost_prio)",
     );
     one_line_error(&["frobnicate"], 2, "frobnicate");
     one_line_error(

@@ -8,6 +8,7 @@
 use gcaps_core::ioctl::{Sched, SCHED_FIFO};
 use gcaps_core::trace::Ring;
 use gcaps_core::uapi::TraceEvent;
+use gcaps_core::TaskToken;
 use gcaps_core::{Decision, Errno, Host, Opener, PidToken, TsgEvent, Warning, TSG_WORDS};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,6 +28,12 @@ pub struct TestHost {
     pub table: BTreeMap<u32, TsgEvent>,
     pub recovered: bool,
     pub warnings: Vec<Warning>,
+    /// The calling thread (a token; 0: this host has no threads, as before the holder boost).
+    pub thread: usize,
+    /// Counted references per thread token.
+    pub refs: BTreeMap<usize, i64>,
+    /// Boost calls in order: (true = boost, thread).
+    pub boosts: Vec<(bool, usize)>,
 }
 
 impl TestHost {
@@ -43,6 +50,9 @@ impl TestHost {
             table: BTreeMap::new(),
             recovered: false,
             warnings: Vec::new(),
+            thread: 0,
+            refs: BTreeMap::new(),
+            boosts: Vec::new(),
         }
     }
 
@@ -141,6 +151,40 @@ impl Host for TestHost {
     }
     fn warn(&mut self, w: Warning) {
         self.warnings.push(w);
+    }
+    fn task_current(&mut self) -> TaskToken {
+        if self.thread != 0 {
+            *self.refs.entry(self.thread).or_default() += 1;
+        }
+        TaskToken(self.thread)
+    }
+    fn task_get(&mut self, t: TaskToken) {
+        let r = self.refs.entry(t.0).or_default();
+        assert!(*r > 0, "task_get without a reference");
+        *r += 1;
+    }
+    fn task_put(&mut self, t: TaskToken) {
+        let r = self.refs.entry(t.0).or_default();
+        assert!(*r > 0, "task_put without a reference");
+        *r -= 1;
+    }
+    fn task_tid(&self, t: TaskToken) -> u32 {
+        t.0 as u32
+    }
+    fn boost(&mut self, t: TaskToken) {
+        assert!(
+            self.refs.get(&t.0).copied().unwrap_or(0) > 0,
+            "boost without a reference"
+        );
+        self.boosts.push((true, t.0));
+    }
+    fn unboost(&mut self, t: TaskToken) -> Option<i32> {
+        assert!(
+            self.refs.get(&t.0).copied().unwrap_or(0) > 0,
+            "unboost without a reference"
+        );
+        self.boosts.push((false, t.0));
+        Some(1)
     }
 }
 
