@@ -551,13 +551,18 @@ impl Core {
                 .and_then(|h| self.clients.iter().position(|c| c.in_use && c.handle == h))
                 .map_or(0, plus1);
         }
-        // Before the submit: the new holder is boosted while the driver switches.
-        self.sync_boost(h);
+        // U8 (`docs/analysis.md`): the old holder loses the boost before its TSGs lose the
+        // GPU (here, before the submit), the new one gets it only once its TSGs have it (after
+        // the submit and its pending wait), still inside this update.
+        self.sync_boost(h, false);
         if !(changed || force) || !self.bound {
+            self.sync_boost(h, true);
             return Submit::None;
         }
         self.counters.submits = self.counters.submits.wrapping_add(1);
-        match h.resubmit() {
+        let done = h.resubmit();
+        self.sync_boost(h, true);
+        match done {
             Ok(()) => Submit::Done,
             Err(e) => {
                 // The decision is published: the driver's own rebuild paths (resume, recovery)
@@ -579,8 +584,9 @@ impl Core {
     /// Boosts the running segment's owner thread and ends the previous one's boost, if the
     /// holder changed (`docs/module.md`, "Holder boost"); notes the trace events. The core
     /// holds its own reference to the boosted thread, so a client's end or removal (which
-    /// drops the client's reference) never frees a thread it still has to unboost.
-    fn sync_boost(&mut self, h: &mut impl Host) {
+    /// drops the client's reference) never frees a thread it still has to unboost. With
+    /// `boost_new` false only the previous holder's boost ends (U8: before the submit).
+    fn sync_boost(&mut self, h: &mut impl Host, boost_new: bool) {
         let run = slot_of(self.running).and_then(|s| self.clients.get(s).map(|c| (s, c)));
         let want = match run {
             Some((_, c)) if self.boost_prio > 0 && c.in_use => c.task,
@@ -589,7 +595,12 @@ impl Core {
         if want == self.boosted {
             return;
         }
-        let mut n = 0;
+        // The next free note (the unboost of a first call may already be noted).
+        let mut n = self
+            .notes
+            .iter()
+            .position(|e| e.kind == 0)
+            .unwrap_or(self.notes.len());
         if self.boosted.is_some() {
             let old = self.boosted;
             let prio = h.unboost(old);
@@ -603,7 +614,7 @@ impl Core {
             }
             self.boosted = TaskToken(0);
         }
-        if let (true, Some((s, c))) = (want.is_some(), run) {
+        if let (true, true, Some((s, c))) = (boost_new, want.is_some(), run) {
             h.task_get(want);
             h.boost(want);
             self.boosted = want;

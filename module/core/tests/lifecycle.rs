@@ -600,7 +600,12 @@ fn release_drops_both_reasons() {
 fn holder_boost_follows_the_running_segment() {
     let mut c = core();
     c.configure(99, 98);
+    c.backend_bound();
     let mut h = TestHost::new(64);
+    // A TSG per real-time process, so that every change of the running segment submits.
+    h.tsg(3, 1, 10, 1);
+    h.tsg(7, 2, 20, 1);
+    c.apply_events(&mut h, &Exits::new());
     let a = c.open(&mut h, &opener(1, 0, 10), 4).unwrap();
     let b = c.open(&mut h, &opener(2, 0, 20), 4).unwrap();
     let e = c.open(&mut h, &opener(3, 0, 0), 4).unwrap();
@@ -617,6 +622,13 @@ fn holder_boost_follows_the_running_segment() {
     h.thread = 0x20;
     begin(&mut c, &mut h, b, 20).unwrap();
     assert_eq!(h.boosts[1..], [(false, 0x10), (true, 0x20)]);
+    // U8: the old holder before the submit, the new one after it.
+    let r = h.resubmits;
+    assert_eq!(
+        h.boost_submits[1..],
+        [r - 1, r],
+        "unboost before, boost after the submit"
+    );
     // b's end (from another thread) hands the GPU back: b unboosted, a boosted.
     h.thread = 0x21;
     c.seg_end(&mut h, b, call(true)).unwrap();
@@ -635,7 +647,7 @@ fn holder_boost_follows_the_running_segment() {
         .events()
         .iter()
         .map(|ev| ev.kind)
-        .filter(|&k| k != uapi::TRACE_OPEN)
+        .filter(|&k| k != uapi::TRACE_OPEN && k != uapi::TRACE_TSG_NEW)
         .collect();
     assert_eq!(
         kinds,

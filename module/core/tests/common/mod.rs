@@ -34,6 +34,8 @@ pub struct TestHost {
     pub refs: BTreeMap<usize, i64>,
     /// Boost calls in order: (true = boost, thread).
     pub boosts: Vec<(bool, usize)>,
+    /// `resubmits` at each boost call (U8: unboost before, boost after the submit).
+    pub boost_submits: Vec<u32>,
 }
 
 impl TestHost {
@@ -53,6 +55,7 @@ impl TestHost {
             thread: 0,
             refs: BTreeMap::new(),
             boosts: Vec::new(),
+            boost_submits: Vec::new(),
         }
     }
 
@@ -177,6 +180,7 @@ impl Host for TestHost {
             "boost without a reference"
         );
         self.boosts.push((true, t.0));
+        self.boost_submits.push(self.resubmits);
     }
     fn unboost(&mut self, t: TaskToken) -> Option<i32> {
         assert!(
@@ -184,6 +188,7 @@ impl Host for TestHost {
             "unboost without a reference"
         );
         self.boosts.push((false, t.0));
+        self.boost_submits.push(self.resubmits);
         Some(1)
     }
 }
