@@ -1,6 +1,6 @@
 #!/bin/sh
 # Benchmark (not a test): the full Fig. 8 sweep set -- six sweeps x 9 points
-# x N tasksets (default 1000) x 8 analyses -- in release mode, on all cores.
+# x N tasksets (default 1000) x 10 analyses -- in release mode, on all cores.
 # Prints tasksets per second and compares the wall time with the 30 s budget.
 #
 #   tools/gcaps/bench.sh [N] [extra gcaps experiment flags, e.g. -j 1]
