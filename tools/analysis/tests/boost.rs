@@ -7,9 +7,9 @@
 
 mod common;
 
-use common::{cfg, cpu, gpu, ms, taskset};
-use gcaps_analysis::model::{Segment, Task, Taskset, Time};
-use gcaps_analysis::{analyze, is_schedulable, policy_error, GpuPolicy, NoBound, WaitMode};
+use common::{cfg, cpu, gpu, ms, taskset, wcrt};
+use gcaps_analysis::model::{Segment, Task, Taskset};
+use gcaps_analysis::{analyze, policy_error, GpuPolicy, NoBound, WaitMode};
 
 const BOOST: GpuPolicy = GpuPolicy::GcapsBoost;
 const PLAIN: GpuPolicy = GpuPolicy::Gcaps;
@@ -22,12 +22,6 @@ fn task(name: &str, core: u32, prio: u32, period: f64, segs: Vec<Segment>) -> Ta
 }
 fn ts(eps: f64, tasks: Vec<Task>) -> Taskset {
     taskset(4, eps, 0.0, 1.0, tasks)
-}
-fn wcrt(t: &Taskset, policy: GpuPolicy, mode: WaitMode, name: &str) -> Option<Time> {
-    let c = cfg(policy, mode);
-    let r = analyze(t, &c);
-    assert_eq!(r.schedulable, is_schedulable(t, &c), "fast path disagrees");
-    r.tasks.iter().find(|x| x.name == name).unwrap().wcrt
 }
 
 /// A (core 0, prio 5): one segment. K (core 1, prio 6, so GPU priority 6 >=

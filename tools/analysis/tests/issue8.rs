@@ -12,14 +12,9 @@
 
 mod common;
 
-use common::{cfg, cpu, gpu, gpu_pieces, ms, task, taskset as ts};
-use gcaps_analysis::model::{GpuSegment, Platform, Segment, Task, Taskset, Time};
+use common::{cfg, cpu, gpu, gpu_pieces, ms, task, taskset as ts, wcrt_cfg};
+use gcaps_analysis::model::{GpuSegment, Platform, Segment, Task, Taskset};
 use gcaps_analysis::{analyze, is_schedulable, Config, GpuPolicy, NoBound, WaitMode};
-fn wcrt(t: &Taskset, c: Config, name: &str) -> Option<Time> {
-    let r = analyze(t, &c);
-    assert_eq!(r.schedulable, is_schedulable(t, &c), "fast path disagrees");
-    r.tasks.iter().find(|x| x.name == name).unwrap().wcrt
-}
 
 /// Class 2, lock queue-ahead: under U3 the rt_mutex grants in FIFO order,
 /// so a request waits for one update of every other task with a request
@@ -63,7 +58,7 @@ fn class2_fifo_lock_queue_ahead() {
     }
     let t = ts(6, 1.0, 0.0, 1.0, tasks);
     for mode in [WaitMode::Busy, WaitMode::Suspend] {
-        let r = wcrt(&t, cfg(GpuPolicy::Gcaps, mode), "i").unwrap();
+        let r = wcrt_cfg(&t, cfg(GpuPolicy::Gcaps, mode), "i").unwrap();
         assert!(r >= ms(7.5), "{mode:?}: bound {r} below the schedule");
         assert_eq!(r, ms(13.0), "{mode:?}");
     }
@@ -108,7 +103,7 @@ fn class3_ceiling_blocking_by_lower_updaters() {
     );
     for mode in [WaitMode::Busy, WaitMode::Suspend] {
         assert_eq!(
-            wcrt(&t, cfg(GpuPolicy::Gcaps, mode), "i"),
+            wcrt_cfg(&t, cfg(GpuPolicy::Gcaps, mode), "i"),
             Some(ms(7.0)),
             "{mode:?}"
         );
@@ -149,7 +144,7 @@ fn class4_submissions_lose_the_round_robin_turn() {
         ],
     );
     for mode in [WaitMode::Busy, WaitMode::Suspend] {
-        let r = wcrt(&t, cfg(GpuPolicy::TsgRr, mode), "i").unwrap();
+        let r = wcrt_cfg(&t, cfg(GpuPolicy::TsgRr, mode), "i").unwrap();
         assert!(r >= ms(5.0), "{mode:?}: bound {r} below the schedule");
         assert_eq!(r, ms(5.2), "{mode:?}");
     }
@@ -157,7 +152,7 @@ fn class4_submissions_lose_the_round_robin_turn() {
     let mut one = t.clone();
     one.tasks[0].segments = vec![gpu(0.2, 2.0)];
     assert_eq!(
-        wcrt(&one, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "i"),
+        wcrt_cfg(&one, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "i"),
         Some(ms(4.2))
     );
 }
@@ -196,10 +191,10 @@ fn class4_submissions_are_wake_ups_under_gcaps_suspend() {
         ],
     );
     let s = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
-    assert_eq!(wcrt(&t, s, "h"), Some(ms(9.5)));
-    assert_eq!(wcrt(&t, s, "i"), Some(ms(12.5)));
+    assert_eq!(wcrt_cfg(&t, s, "h"), Some(ms(9.5)));
+    assert_eq!(wcrt_cfg(&t, s, "i"), Some(ms(12.5)));
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "h"),
+        wcrt_cfg(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "h"),
         Some(ms(8.5))
     );
 }
@@ -274,7 +269,7 @@ fn class1_equal_priority_busy_waiters_deadlock() {
         }
     }
     for name in ["x", "z"] {
-        assert!(wcrt(&t, busy, name).is_some(), "{name}");
+        assert!(wcrt_cfg(&t, busy, name).is_some(), "{name}");
     }
     // No assignment of GPU priorities helps.
     let gpa = Config {
@@ -415,7 +410,7 @@ fn d3_jittered_form_counts_end_lock_waits_for_cpu_only_tasks() {
             ),
         ],
     };
-    let r = wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "t3").unwrap();
+    let r = wcrt_cfg(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "t3").unwrap();
     assert!(r >= ms(19.0), "bound {r} below the simulated 19 ms");
     assert_eq!(r, 21_371_719);
 }

@@ -3,17 +3,12 @@
 
 mod common;
 
-use common::{cfg, cpu, gpu, ms, task, taskset};
-use gcaps_analysis::model::{Task, Taskset, Time};
-use gcaps_analysis::{analyze, is_schedulable, Config, GpuPolicy, WaitMode};
+use common::{cfg, cpu, gpu, ms, task, taskset, wcrt_cfg};
+use gcaps_analysis::model::{Task, Taskset};
+use gcaps_analysis::{analyze, GpuPolicy, WaitMode};
 
 fn ts(eps: f64, theta: f64, l: f64, tasks: Vec<Task>) -> Taskset {
     taskset(4, eps, theta, l, tasks)
-}
-fn wcrt(t: &Taskset, c: Config, name: &str) -> Option<Time> {
-    let r = analyze(t, &c);
-    assert_eq!(r.schedulable, is_schedulable(t, &c), "fast path disagrees");
-    r.tasks.iter().find(|x| x.name == name).unwrap().wcrt
 }
 const ALL: [(GpuPolicy, WaitMode); 4] = [
     (GpuPolicy::TsgRr, WaitMode::Busy),
@@ -45,7 +40,10 @@ fn lemma1_interleaving_counts_switch_back_d2() {
         ],
     );
     for mode in [WaitMode::Busy, WaitMode::Suspend] {
-        assert_eq!(wcrt(&t, cfg(GpuPolicy::TsgRr, mode), "A"), Some(ms(8.6)));
+        assert_eq!(
+            wcrt_cfg(&t, cfg(GpuPolicy::TsgRr, mode), "A"),
+            Some(ms(8.6))
+        );
     }
 }
 
@@ -70,11 +68,11 @@ fn lemma1_best_effort_counts_in_nu() {
         ],
     );
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "A"),
+        wcrt_cfg(&t, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "A"),
         Some(ms(11.9))
     );
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "BE"),
+        wcrt_cfg(&t, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "BE"),
         None
     );
 }
@@ -93,11 +91,11 @@ fn lemma7_suspend_cpu_preemption_with_jitter() {
         ],
     );
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "h"),
+        wcrt_cfg(&t, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "h"),
         Some(ms(6.0))
     );
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "i"),
+        wcrt_cfg(&t, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "i"),
         Some(ms(8.0))
     );
 }
@@ -116,7 +114,7 @@ fn lemma4_5_busy_indirect_delay() {
         ],
     );
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Busy), "i"),
+        wcrt_cfg(&t, cfg(GpuPolicy::TsgRr, WaitMode::Busy), "i"),
         Some(ms(11.0))
     );
     // Remote k joins the GPU: h needs 3 rounds; per round for i's analysis:
@@ -125,11 +123,11 @@ fn lemma4_5_busy_indirect_delay() {
     t.tasks
         .push(task("k", 1, Some(3), 100.0, vec![gpu(0.0, 1.0)]));
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Busy), "h"),
+        wcrt_cfg(&t, cfg(GpuPolicy::TsgRr, WaitMode::Busy), "h"),
         Some(ms(9.6))
     );
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Busy), "i"),
+        wcrt_cfg(&t, cfg(GpuPolicy::TsgRr, WaitMode::Busy), "i"),
         Some(ms(14.6))
     );
 }
@@ -154,11 +152,11 @@ fn gcaps_own_updates_d1_and_no_blocking_alone_d13_d14() {
         )],
     );
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "A"),
+        wcrt_cfg(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "A"),
         Some(ms(8.0))
     );
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Suspend), "A"),
+        wcrt_cfg(&t, cfg(GpuPolicy::Gcaps, WaitMode::Suspend), "A"),
         Some(ms(8.0))
     );
 }
@@ -182,11 +180,11 @@ fn lemma8_cpu_only_release_blocking() {
         (GpuPolicy::Gcaps, WaitMode::Busy),
         (GpuPolicy::Gcaps, WaitMode::Suspend),
     ] {
-        assert_eq!(wcrt(&t, cfg(p, m), "A"), Some(ms(6.0)));
+        assert_eq!(wcrt_cfg(&t, cfg(p, m), "A"), Some(ms(6.0)));
     }
     // Lemma 3: no blocking under tsg-rr.
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::TsgRr, WaitMode::Busy), "A"),
+        wcrt_cfg(&t, cfg(GpuPolicy::TsgRr, WaitMode::Busy), "A"),
         Some(ms(5.0))
     );
 }
@@ -207,13 +205,13 @@ fn gcaps_busy_cpu_only_charged_hpp_busy_wait_d3() {
         ],
     );
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "i"),
+        wcrt_cfg(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "i"),
         Some(ms(11.0))
     );
     // Suspending: h only costs C + G^m + 2 eps = 3 with jitter
     // R_h - 3 = 6 - 3 = 3 (R_h = 5 + 2 * 0.5 = 6): R_i = 5 + 3 = 8.
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Suspend), "i"),
+        wcrt_cfg(&t, cfg(GpuPolicy::Gcaps, WaitMode::Suspend), "i"),
         Some(ms(8.0))
     );
 }
@@ -244,13 +242,13 @@ fn lemma11_remote_delays_cpu_only_via_hpp_d5() {
         ],
     );
     let c = cfg(GpuPolicy::Gcaps, WaitMode::Busy);
-    assert_eq!(wcrt(&t, c, "k"), Some(ms(4.5)));
-    assert_eq!(wcrt(&t, c, "h"), Some(ms(9.5)));
-    assert_eq!(wcrt(&t, c, "i"), Some(ms(14.5)));
+    assert_eq!(wcrt_cfg(&t, c, "k"), Some(ms(4.5)));
+    assert_eq!(wcrt_cfg(&t, c, "h"), Some(ms(9.5)));
+    assert_eq!(wcrt_cfg(&t, c, "i"), Some(ms(14.5)));
     // Self-suspending: no indirect delay (Lemma 14). R_h = 9.5 as in busy
     // mode, so i: 5 + ceil((R + 9.5 - 3)/20) * 3 = 8.
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Suspend), "i"),
+        wcrt_cfg(&t, cfg(GpuPolicy::Gcaps, WaitMode::Suspend), "i"),
         Some(ms(8.0))
     );
 }
@@ -277,14 +275,14 @@ fn lemma13_15_suspend_same_core_gpu_preemption() {
         ],
     );
     let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
-    assert_eq!(wcrt(&t, c, "h"), Some(ms(9.0)));
-    assert_eq!(wcrt(&t, c, "i"), Some(ms(12.0)));
+    assert_eq!(wcrt_cfg(&t, c, "h"), Some(ms(9.0)));
+    assert_eq!(wcrt_cfg(&t, c, "i"), Some(ms(12.0)));
     // Busy (Lemma 10 first term + 12): R_h = 5 + 1 + (1 + 2) * 0.5 + 2 *
     // 0.5 = 8.5; h costs 1 + 1 + 3 + 2 eps + 2 W = 7 with no jitter, or
     // 6 + its end lock wait (0 here, D13) with jitter 8.5 - 6 = 2.5 (D3);
     // own 4 + 1 = 5 -> 5 + min(7, 6) = 11.
     assert_eq!(
-        wcrt(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "i"),
+        wcrt_cfg(&t, cfg(GpuPolicy::Gcaps, WaitMode::Busy), "i"),
         Some(ms(11.0))
     );
 }
@@ -306,8 +304,8 @@ fn lemma10_remote_hold_includes_cpu_preemption_d4() {
     );
     for mode in [WaitMode::Busy, WaitMode::Suspend] {
         let c = cfg(GpuPolicy::Gcaps, mode);
-        assert_eq!(wcrt(&t, c, "k"), Some(ms(7.0)));
-        assert_eq!(wcrt(&t, c, "i"), Some(ms(8.5)));
+        assert_eq!(wcrt_cfg(&t, c, "k"), Some(ms(7.0)));
+        assert_eq!(wcrt_cfg(&t, c, "i"), Some(ms(8.5)));
     }
 }
 
@@ -327,8 +325,8 @@ fn gcaps_equal_priorities_interfere_both_ways() {
         ],
     );
     let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
-    assert_eq!(wcrt(&t, c, "a"), Some(ms(4.0)));
-    assert_eq!(wcrt(&t, c, "b"), Some(ms(4.0)));
+    assert_eq!(wcrt_cfg(&t, c, "a"), Some(ms(4.0)));
+    assert_eq!(wcrt_cfg(&t, c, "b"), Some(ms(4.0)));
 }
 
 #[test]
@@ -352,8 +350,8 @@ fn gcaps_equal_priority_updaters_are_interference_not_blocking_d14() {
         ],
     );
     let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
-    assert_eq!(wcrt(&t, c, "a"), Some(ms(4.0)));
-    assert_eq!(wcrt(&t, c, "b"), Some(ms(4.0)));
+    assert_eq!(wcrt_cfg(&t, c, "a"), Some(ms(4.0)));
+    assert_eq!(wcrt_cfg(&t, c, "b"), Some(ms(4.0)));
 }
 
 #[test]
@@ -395,8 +393,8 @@ fn separate_gpu_priorities_least_fixed_point_d11() {
         ],
     );
     let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
-    assert_eq!(wcrt(&t, c, "b"), Some(ms(50.4)));
-    assert_eq!(wcrt(&t, c, "c"), Some(ms(161.6)));
+    assert_eq!(wcrt_cfg(&t, c, "b"), Some(ms(50.4)));
+    assert_eq!(wcrt_cfg(&t, c, "c"), Some(ms(161.6)));
     assert!(analyze(&t, &c).schedulable);
 }
 
@@ -416,8 +414,8 @@ fn suspend_same_core_cpu_and_gpu_parts_share_one_jitter_d10() {
         ],
     );
     let c = cfg(GpuPolicy::Gcaps, WaitMode::Suspend);
-    assert_eq!(wcrt(&t, c, "h"), Some(ms(9.0)));
-    assert_eq!(wcrt(&t, c, "i"), Some(ms(12.0)));
+    assert_eq!(wcrt_cfg(&t, c, "h"), Some(ms(9.0)));
+    assert_eq!(wcrt_cfg(&t, c, "i"), Some(ms(12.0)));
 }
 
 #[test]
@@ -440,14 +438,17 @@ fn gcaps_best_effort_does_not_change_rt_bounds() {
         (GpuPolicy::Gcaps, WaitMode::Suspend),
     ] {
         for n in ["h", "i"] {
-            assert_eq!(wcrt(&base, cfg(p, m), n), wcrt(&with_be, cfg(p, m), n));
+            assert_eq!(
+                wcrt_cfg(&base, cfg(p, m), n),
+                wcrt_cfg(&with_be, cfg(p, m), n)
+            );
         }
-        assert_eq!(wcrt(&with_be, cfg(p, m), "be"), None);
+        assert_eq!(wcrt_cfg(&with_be, cfg(p, m), "be"), None);
     }
     // ... but under tsg-rr the best-effort process is time-sliced with i.
     assert!(
-        wcrt(&with_be, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "i")
-            > wcrt(&base, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "i")
+        wcrt_cfg(&with_be, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "i")
+            > wcrt_cfg(&base, cfg(GpuPolicy::TsgRr, WaitMode::Suspend), "i")
     );
 }
 
@@ -500,6 +501,9 @@ fn all_four_combinations_on_a_small_set() {
         assert!(r.tasks[1].wcrt.unwrap() >= ms(10.0));
     }
     for p in [GpuPolicy::TsgRr, GpuPolicy::Gcaps] {
-        assert!(wcrt(&t, cfg(p, WaitMode::Busy), "i") >= wcrt(&t, cfg(p, WaitMode::Suspend), "i"));
+        assert!(
+            wcrt_cfg(&t, cfg(p, WaitMode::Busy), "i")
+                >= wcrt_cfg(&t, cfg(p, WaitMode::Suspend), "i")
+        );
     }
 }

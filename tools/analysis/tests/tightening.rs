@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::{cfg, cpu, gpu, ms, taskset};
-use gcaps_analysis::model::{Segment, Task, Taskset, Time};
+use common::{cfg, cpu, gpu, ms, taskset, wcrt};
+use gcaps_analysis::model::{Segment, Task, Taskset};
 use gcaps_analysis::{analyze, is_schedulable, GpuPolicy, WaitMode};
 
 const BOOST: GpuPolicy = GpuPolicy::GcapsBoost;
@@ -24,12 +24,6 @@ fn ts(fast: bool, tasks: Vec<Task>) -> Taskset {
         t.platform.epsilon_fast = Some(ms(0.01));
     }
     t
-}
-fn wcrt(t: &Taskset, policy: GpuPolicy, mode: WaitMode, name: &str) -> Option<Time> {
-    let c = cfg(policy, mode);
-    let r = analyze(t, &c);
-    assert_eq!(r.schedulable, is_schedulable(t, &c), "fast path disagrees");
-    r.tasks.iter().find(|x| x.name == name).unwrap().wcrt
 }
 fn a_task() -> Task {
     task("A", 0, 5, 100.0, vec![cpu(1.0), gpu(0.5, 2.0), cpu(1.0)])

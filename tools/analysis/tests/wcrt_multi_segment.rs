@@ -6,9 +6,9 @@
 
 mod common;
 
-use common::{cfg, cpu, gpu, ms, taskset};
-use gcaps_analysis::model::{Segment, Task, Taskset, Time};
-use gcaps_analysis::{analyze, is_schedulable, GpuPolicy, WaitMode};
+use common::{cpu, gpu, ms, taskset, wcrt};
+use gcaps_analysis::model::{Segment, Task, Taskset};
+use gcaps_analysis::{GpuPolicy, WaitMode};
 
 /// A real-time task (every task here has a priority).
 fn task(name: &str, core: u32, prio: u32, period: f64, segs: Vec<Segment>) -> Task {
@@ -16,12 +16,6 @@ fn task(name: &str, core: u32, prio: u32, period: f64, segs: Vec<Segment>) -> Ta
 }
 fn ts(eps: f64, theta: f64, l: f64, tasks: Vec<Task>) -> Taskset {
     taskset(4, eps, theta, l, tasks)
-}
-fn wcrt(t: &Taskset, policy: GpuPolicy, mode: WaitMode, name: &str) -> Option<Time> {
-    let c = cfg(policy, mode);
-    let r = analyze(t, &c);
-    assert_eq!(r.schedulable, is_schedulable(t, &c), "fast path disagrees");
-    r.tasks.iter().find(|x| x.name == name).unwrap().wcrt
 }
 /// Two GPU segments: C = 3, G^m = 2m, G^e = 2e.
 fn two_segments(m: f64, e: f64) -> Vec<Segment> {

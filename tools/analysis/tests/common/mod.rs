@@ -2,7 +2,7 @@
 #![allow(dead_code)] // each test file uses the builders it needs
 
 use gcaps_analysis::model::{GpuSegment, Platform, Segment, Task, Taskset, Time};
-use gcaps_analysis::{Config, GpuPolicy, WaitMode};
+use gcaps_analysis::{analyze, is_schedulable, Config, GpuPolicy, WaitMode};
 
 const US: Time = 1_000; // 1 microsecond in ns
 
@@ -56,4 +56,16 @@ pub fn cfg(policy: GpuPolicy, mode: WaitMode) -> Config {
         mode,
         gpu_priority_assignment: false,
     }
+}
+
+/// The bound of task `name` under `c`, checking that `is_schedulable` (the fast path of the
+/// experiments) agrees with the full analysis.
+pub fn wcrt_cfg(t: &Taskset, c: Config, name: &str) -> Option<Time> {
+    let r = analyze(t, &c);
+    assert_eq!(r.schedulable, is_schedulable(t, &c), "fast path disagrees");
+    r.tasks.iter().find(|x| x.name == name).unwrap().wcrt
+}
+/// [`wcrt_cfg`] without the GPU priority assignment.
+pub fn wcrt(t: &Taskset, policy: GpuPolicy, mode: WaitMode, name: &str) -> Option<Time> {
+    wcrt_cfg(t, cfg(policy, mode), name)
 }
