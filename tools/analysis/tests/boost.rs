@@ -7,8 +7,8 @@
 
 mod common;
 
-use common::{cfg, cpu, gpu, ms, taskset, wcrt};
-use gcaps_analysis::model::{Segment, Task, Taskset};
+use common::{cfg, cpu, gpu, ms, rt_task as task, taskset, wcrt};
+use gcaps_analysis::model::{Task, Taskset};
 use gcaps_analysis::{analyze, policy_error, GpuPolicy, NoBound, WaitMode};
 
 const BOOST: GpuPolicy = GpuPolicy::GcapsBoost;
@@ -16,10 +16,6 @@ const PLAIN: GpuPolicy = GpuPolicy::Gcaps;
 const BUSY: WaitMode = WaitMode::Busy;
 const SUSPEND: WaitMode = WaitMode::Suspend;
 
-/// A real-time task.
-fn task(name: &str, core: u32, prio: u32, period: f64, segs: Vec<Segment>) -> Task {
-    common::task(name, core, Some(prio), period, segs)
-}
 fn ts(eps: f64, tasks: Vec<Task>) -> Taskset {
     taskset(4, eps, 0.0, 1.0, tasks)
 }

@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::{cfg, cpu, gpu, ms, taskset, wcrt};
-use gcaps_analysis::model::{Segment, Task, Taskset};
+use common::{cfg, cpu, gpu, ms, rt_task as task, taskset, wcrt};
+use gcaps_analysis::model::{Task, Taskset};
 use gcaps_analysis::{analyze, is_schedulable, GpuPolicy, WaitMode};
 
 const BOOST: GpuPolicy = GpuPolicy::GcapsBoost;
@@ -14,9 +14,6 @@ const PLAIN: GpuPolicy = GpuPolicy::Gcaps;
 const BUSY: WaitMode = WaitMode::Busy;
 const SUSPEND: WaitMode = WaitMode::Suspend;
 
-fn task(name: &str, core: u32, prio: u32, period: f64, segs: Vec<Segment>) -> Task {
-    common::task(name, core, Some(prio), period, segs)
-}
 /// eps = 0.1, and `epsilon_fast` = 0.01 when `fast`.
 fn ts(fast: bool, tasks: Vec<Task>) -> Taskset {
     let mut t = taskset(4, 0.1, 0.0, 1.0, tasks);

@@ -25,6 +25,10 @@ pub fn gpu_pieces(m: f64, e: f64, n: u32) -> Segment {
         submissions: n,
     })
 }
+/// A real-time implicit-deadline task at SCHED_FIFO `prio`.
+pub fn rt_task(name: &str, core: u32, prio: u32, period: f64, segs: Vec<Segment>) -> Task {
+    task(name, core, Some(prio), period, segs)
+}
 /// An implicit-deadline task (`prio: None` = best-effort).
 pub fn task(name: &str, core: u32, prio: Option<u32>, period: f64, segs: Vec<Segment>) -> Task {
     Task {
