@@ -47,7 +47,8 @@ use self::gcaps_core::{
     TaskToken, TsgEvent, Warning, TSG_WORDS,
 };
 use self::glue::{
-    log, now_ns, Backend, Caller, Ceiling, KvBox, ListLock, Msg, SchedLock, UpdateLock, Zeroable,
+    log, now_ns, Backend, Caller, Ceiling, KvBox, ListLock, Msg, SchedLock, UpdateLock, Wait,
+    Zeroable,
 };
 use self::trace::TraceRing;
 
@@ -287,7 +288,7 @@ impl State {
             Some(l) => l,
             None => {
                 if rt {
-                    ceiling = Some(Ceiling::raise(&self.sched)?);
+                    ceiling = Some(Ceiling::raise(&self.sched, Wait::Killable)?);
                 }
                 let mut l = self.update.lock_killable()?;
                 if rt && self.events_pending() {
@@ -410,7 +411,7 @@ impl State {
     fn release(&self, client: ClientRef) {
         let rt = glue::current_sched().classify().is_rt();
         let _ceiling = if rt {
-            Ceiling::raise(&self.sched).ok()
+            Ceiling::raise(&self.sched, Wait::Uninterruptible).ok()
         } else {
             None
         };

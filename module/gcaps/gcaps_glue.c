@@ -373,6 +373,22 @@ void gcaps_glue_sched_lock(void)
 	rt_mutex_lock(&gcaps_sched_lock);
 }
 
+/*
+ * 0, or the error to return (as gcaps_glue_lock_killable()): for a real-time caller raising
+ * itself to the ceiling before its update, which has changed nothing yet. Real-time callers
+ * of higher priority take this lock at every update; a low one may wait behind them for long
+ * (by design), and the hung-task detector reports such a wait if it is uninterruptible (the
+ * 5.10 arm64 stress run under TCG: 10 s).
+ */
+int gcaps_glue_sched_lock_killable(void)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 15, 0)
+	return rt_mutex_lock_killable(&gcaps_sched_lock);
+#else
+	return rt_mutex_lock_interruptible(&gcaps_sched_lock) ? -ERESTARTSYS : 0;
+#endif
+}
+
 void gcaps_glue_sched_unlock(void)
 {
 	rt_mutex_unlock(&gcaps_sched_lock);

@@ -98,6 +98,7 @@ bool gcaps_glue_pid_group_exited(uintptr_t pid_token);
 bool gcaps_glue_boost_on(void);
 int gcaps_glue_boost_prio(void);
 void gcaps_glue_sched_lock(void);
+int gcaps_glue_sched_lock_killable(void);
 void gcaps_glue_sched_unlock(void);
 uintptr_t gcaps_glue_task_self(void);
 uintptr_t gcaps_glue_task_self_get(void);

@@ -114,6 +114,7 @@ extern "C" {
     fn gcaps_glue_boost_on() -> bool;
     fn gcaps_glue_boost_prio() -> c_int;
     fn gcaps_glue_sched_lock();
+    fn gcaps_glue_sched_lock_killable() -> c_int;
     fn gcaps_glue_sched_unlock();
     fn gcaps_glue_task_self() -> usize;
     fn gcaps_glue_task_self_get() -> usize;
@@ -363,17 +364,29 @@ impl SchedLock {
     /// copy of the (empty) record, without the lock (the ceiling alone is each thread's own
     /// business, as before the holder boost).
     fn with<R>(&self, f: impl FnOnce(&mut Holder) -> R) -> R {
-        if self.on {
-            // SAFETY: No preconditions; sleeps until the lock is ours (never on the fast
-            // path, which changes no holder).
-            unsafe { gcaps_glue_sched_lock() };
-            // SAFETY: Just taken.
-            let mut g = unsafe { self.lock.guard(()) };
-            f(&mut g)
-        } else {
+        if !self.on {
             let mut copy = self.initial;
-            f(&mut copy)
+            return f(&mut copy);
         }
+        // SAFETY: No preconditions; sleeps until the lock is ours (never on the fast path,
+        // which changes no holder).
+        unsafe { gcaps_glue_sched_lock() };
+        // SAFETY: Just taken.
+        let mut g = unsafe { self.lock.guard(()) };
+        f(&mut g)
+    }
+
+    /// As [`Self::with`], but a signal ends the wait for the lock (see
+    /// [`GlueLock::lock_killable`]); then `f` has not run.
+    fn with_killable<R>(&self, f: impl FnOnce(&mut Holder) -> R) -> Result<R> {
+        if !self.on {
+            return Ok(self.with(f));
+        }
+        // SAFETY: No preconditions; on an error the lock is not taken.
+        check(unsafe { gcaps_glue_sched_lock_killable() })?;
+        // SAFETY: Just taken.
+        let mut g = unsafe { self.lock.guard(()) };
+        Ok(f(&mut g))
     }
 
     /// `t` becomes the holder of the running segment: boost it (decided and applied under
@@ -419,6 +432,16 @@ impl SchedLock {
     }
 }
 
+/// How a thread waits for a sleeping lock.
+#[derive(Clone, Copy)]
+pub(crate) enum Wait {
+    /// Until it has the lock (release, and everything under the update lock).
+    Uninterruptible,
+    /// Until it has the lock or a signal comes (see [`GlueLock::lock_killable`]): only for a
+    /// caller that has changed nothing yet.
+    Killable,
+}
+
 /// The calling thread raised to the update ceiling (U1/U2); dropping it returns the thread to
 /// what the holder record says (its own policy and priority, or the boost if it holds the
 /// running segment; `boost::Holder`). Not `Send`: it must be dropped by the thread it raised.
@@ -430,10 +453,11 @@ pub(crate) struct Ceiling<'a> {
 
 impl<'a> Ceiling<'a> {
     /// Raises the calling thread to SCHED_FIFO `update_prio` (no-op if it already runs at or
-    /// above). If the change fails, nothing changed (the record is left as it was).
-    pub(crate) fn raise(sched: &'a SchedLock) -> Result<Self> {
+    /// above), waiting for the sched lock as `wait` says. If the change fails, or a signal
+    /// ends a killable wait, nothing changed (the record is left as it was).
+    pub(crate) fn raise(sched: &'a SchedLock, wait: Wait) -> Result<Self> {
         let me = task_self();
-        let saved = sched.with(|h| {
+        let raise = |h: &mut Holder| {
             let before = *h;
             let (saved, set) = h.raise(me, task_params(me));
             if let Some(set) = set {
@@ -443,7 +467,11 @@ impl<'a> Ceiling<'a> {
                 }
             }
             Ok(saved)
-        })?;
+        };
+        let saved = match wait {
+            Wait::Uninterruptible => sched.with(raise),
+            Wait::Killable => sched.with_killable(raise)?,
+        }?;
         Ok(Self {
             sched,
             saved,
