@@ -163,23 +163,29 @@ void gcaps_glue_list_unlock(void)
 static DEFINE_RT_MUTEX(gcaps_update_lock);
 
 /*
- * 0, or the error to return: -EINTR for a fatal signal (the caller is dying). Everything that
- * waits here has changed nothing yet.
+ * Takes `lock`: 0, or the error to return, -EINTR for a fatal signal (the caller is dying).
+ * Only for a caller that has changed nothing yet. An uninterruptible wait would do, but a
+ * caller may wait behind real-time callers of higher priority for long (by design: an
+ * rt_mutex goes by priority), and the hung-task detector reports such a wait.
  */
-int gcaps_glue_lock_killable(void)
+static int gcaps_rt_mutex_lock_killable(struct rt_mutex *lock)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 15, 0)
-	return rt_mutex_lock_killable(&gcaps_update_lock);
+	return rt_mutex_lock_killable(lock);
 #else
 	/*
-	 * 5.10 has no rt_mutex_lock_killable(). An uninterruptible wait would do, but a
-	 * best-effort caller may wait behind real-time updaters for long (by design: the lock
-	 * goes by priority), and the hung-task detector reports such a wait. So wait
-	 * interruptibly, and after any signal have the system call restarted once the handler
-	 * ran (-ERESTARTSYS: EINTR only for a handler without SA_RESTART).
+	 * 5.10 has no rt_mutex_lock_killable(): wait interruptibly, and after any signal have
+	 * the system call restarted once the handler ran (-ERESTARTSYS: EINTR only for a
+	 * handler without SA_RESTART).
 	 */
-	return rt_mutex_lock_interruptible(&gcaps_update_lock) ? -ERESTARTSYS : 0;
+	return rt_mutex_lock_interruptible(lock) ? -ERESTARTSYS : 0;
 #endif
+}
+
+/* The update lock, by a caller that has changed nothing yet (a best-effort one included). */
+int gcaps_glue_lock_killable(void)
+{
+	return gcaps_rt_mutex_lock_killable(&gcaps_update_lock);
 }
 
 void gcaps_glue_lock(void)
@@ -374,19 +380,13 @@ void gcaps_glue_sched_lock(void)
 }
 
 /*
- * 0, or the error to return (as gcaps_glue_lock_killable()): for a real-time caller raising
- * itself to the ceiling before its update, which has changed nothing yet. Real-time callers
- * of higher priority take this lock at every update; a low one may wait behind them for long
- * (by design), and the hung-task detector reports such a wait if it is uninterruptible (the
- * 5.10 arm64 stress run under TCG: 10 s).
+ * The sched lock, by a real-time caller raising itself to the ceiling before its update (it
+ * has changed nothing yet): the raisers of higher priority take it at every update (the 5.10
+ * arm64 stress run under TCG waited 10 s, uninterruptibly then).
  */
 int gcaps_glue_sched_lock_killable(void)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 15, 0)
-	return rt_mutex_lock_killable(&gcaps_sched_lock);
-#else
-	return rt_mutex_lock_interruptible(&gcaps_sched_lock) ? -ERESTARTSYS : 0;
-#endif
+	return gcaps_rt_mutex_lock_killable(&gcaps_sched_lock);
 }
 
 void gcaps_glue_sched_unlock(void)
