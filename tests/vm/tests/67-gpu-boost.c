@@ -40,8 +40,15 @@
  *    killed owner's client is gone (LIST).
  * 4. The tail rule (tail_rule(), below): with boost=1 a thread that loses the boost returns
  *    to its own level behind a ready thread of that level; with boost=0, at the head.
+ * 5. Priority inheritance (inheritance(), below): an owner holding a PI mutex (a futex, the
+ *    same rt_mutex code as the update lock's) that a SCHED_FIFO 99 thread waits for runs at
+ *    99 whatever gcaps does to its own priority: its end (unboost to its own 10, through the
+ *    tail rule's step below) and its next begin (boost to 98) change its own priority and
+ *    leave the inherited one; the unlock leaves it at the boost, the end at its own 10.
+ *    The effective priority is /proc's (stat field 18), the own one sched_getparam's.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -765,6 +772,113 @@ static void killed_owner(void)
 	unload();
 }
 
+/* --------------------------------------------------------------- priority inheritance */
+
+/*
+ * Thread `tid`'s effective priority as /proc shows it (stat field 18: prio - 100, so -1 -
+ * rt_priority for a real-time thread), including what it inherits; INT_MIN if unreadable.
+ */
+static int eff_prio(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	int prio = INT_MIN, i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return INT_MIN;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
+		/* after ')': field 3 (state) ... field 18 (priority) */
+		for (i = 3, p = strtok(p + 1, " "); p && i < 18; i++)
+			p = strtok(NULL, " ");
+		if (p)
+			prio = atoi(p);
+	}
+	fclose(f);
+	return prio;
+}
+
+/* Polls (at most 5 s) until thread `tid`'s effective priority is `prio` (stat's scale). */
+static int wait_eff(pid_t tid, int prio)
+{
+	uint64_t end = now_ns() + 5000000000ull;
+
+	while (eff_prio(tid) != prio) {
+		if (now_ns() > end)
+			return 0;
+		usleep(500);
+	}
+	return 1;
+}
+
+struct pi_waiter {
+	pthread_mutex_t *m;
+	volatile int locked;
+};
+
+static void *pi_wait(void *arg)
+{
+	struct pi_waiter *w = arg;
+
+	set_fifo(99);
+	pthread_mutex_lock(w->m);
+	w->locked = 1;
+	pthread_mutex_unlock(w->m);
+	return NULL;
+}
+
+static void inheritance(void)
+{
+	pthread_mutexattr_t ma;
+	pthread_mutex_t m;
+	struct pi_waiter w = { .m = &m };
+	pthread_t th;
+	pid_t me = gettid();
+	int fd;
+
+	pthread_mutexattr_init(&ma);
+	CHECK(pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT) == 0, "PTHREAD_PRIO_INHERIT");
+	pthread_mutex_init(&m, &ma);
+	load(1);
+	fd = open_dev();
+	set_fifo(10);
+
+	/* The end unboosts an owner that inherits 99. */
+	CHECK(seg_begin(fd, 0, NULL) == 0 && is(me, SCHED_FIFO, 98), "PI: owner not boosted");
+	pthread_mutex_lock(&m);
+	pthread_create(&th, NULL, pi_wait, &w);
+	CHECK(wait_eff(me, -100), "PI: the owner never inherited the waiter's 99 (effective %d)",
+	      eff_prio(me));
+	CHECK(seg_end(fd) == 0, "PI: end");
+	CHECK(is(me, SCHED_FIFO, 10), "PI: after the end the owner's own priority is not FIFO 10");
+	CHECK(eff_prio(me) == -100 && !w.locked,
+	      "PI: the unboost dropped the inherited 99 (effective %d, waiter %s)", eff_prio(me),
+	      w.locked ? "ran" : "waits");
+
+	/* The begin boosts an owner that inherits 99. */
+	CHECK(seg_begin(fd, 0, NULL) == 0 && is(me, SCHED_FIFO, 98),
+	      "PI: owner not boosted while it inherits");
+	CHECK(eff_prio(me) == -100 && !w.locked,
+	      "PI: the boost dropped the inherited 99 (effective %d, waiter %s)", eff_prio(me),
+	      w.locked ? "ran" : "waits");
+
+	/* The unlock leaves the boost; the end the owner's own priority. */
+	pthread_mutex_unlock(&m);
+	pthread_join(th, NULL);
+	CHECK(w.locked, "PI: the waiter never got the mutex");
+	CHECK(eff_prio(me) == -99, "PI: after the unlock the owner is at effective %d, not its "
+	      "boost 98 (-99)", eff_prio(me));
+	CHECK(seg_end(fd) == 0 && is(me, SCHED_FIFO, 10) && eff_prio(me) == -11,
+	      "PI: after the last end the owner is at effective %d, not its own 10 (-11)",
+	      eff_prio(me));
+	set_fifo(0);
+	close(fd);
+	unload();
+	pthread_mutex_destroy(&m);
+	pthread_mutexattr_destroy(&ma);
+}
+
 int main(void)
 {
 	uint64_t w0, w1;
@@ -795,6 +909,8 @@ int main(void)
 	phase = "tail rule";
 	tail_rule(0);
 	tail_rule(1);
+	phase = "priority inheritance";
+	inheritance();
 	rt = fopen("/proc/sys/kernel/sched_rt_runtime_us", "w");
 	if (rt) {
 		fputs("950000", rt);
