@@ -4,7 +4,7 @@
 # device checks, nvgpu's host unit build stock and patched (both Jetson lines), the backend
 # contract suite's own check (tests/contract/check.sh), the VM suite
 # on the 6.12 debug kernel (host A) and on the 5.10 debug kernels for x86_64 and arm64
-# (host B), DKMS builds against 6.12 and 5.10, the harness self-test.
+# (host B), the gcaps tests with host B on 6.12, DKMS builds against 6.12 and 5.10, the harness self-test.
 # Installs what it needs itself (Debian packages, bindgen-cli, rustup targets).
 # Ends with one line summing the test counts of cargo test and the VM tests.
 set -euo pipefail
@@ -36,6 +36,11 @@ step contract-check tests/contract/check.sh
 step vm-test tests/vm/run.sh
 step vm-test-510 env VM_KERNEL=debug510 tests/vm/run.sh
 step vm-test-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 tests/vm/run.sh
+# Host B on a kernel >= 5.15 (JetPack 6's 5.15 and 7.2's 6.8 take the glue's newer branches
+# with it): the gcaps tests whose path runs through the host, on the 6.12 debug kernel.
+step vm-test-host-c env GCAPS_HOST=c VM_RUN_NAME=host-c VM_TESTS="tests/vm/tests/30-gcaps-uapi.c \
+  tests/vm/tests/47-contract-simgpu.c tests/vm/tests/64-gcaps-owner-exit.c \
+  tests/vm/tests/66-gcaps-errno-state.c tests/vm/tests/67-gpu-boost.c" tests/vm/run.sh
 step nvgpu-linux-glue tests/nvgpu/linux-glue.sh
 step dkms-test tests/dkms-test.sh debug debug510
 step vm-selftest tests/vm/selftest.sh
@@ -47,7 +52,7 @@ passed=0 failed=0
 while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
   sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/cargo-test.log"
   sed -nE 's/^install-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/install-test.log"
-  for l in vm-test vm-test-510 vm-test-510-arm64; do
+  for l in vm-test vm-test-510 vm-test-510-arm64 vm-test-host-c; do
     sed -nE 's/^vm-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/$l.log"
   done
   sed -nE 's/^vm-selftest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-selftest.log"
