@@ -32,7 +32,7 @@ echo "lone client: exact 10 ms, not preempted (blocking and polling)"
 # 2. Runlist: two open TSGs, real entry format, decoded independently by simgpuctl.
 gpuclient --no-gcaps --hog --work 5 --tag H1 >h1.out & h1=$!
 gpuclient --no-gcaps --hog --work 5 --tag H2 >h2.out & h2=$!
-sleep 1
+waitline h1.out STARTED; waitline h2.out STARTED	# both TSGs open, with work queued
 simgpuctl runlist >rl.out || { cat rl.out; fail "runlist does not decode"; }
 cat rl.out
 [ "$(grep -c '^TSG ' rl.out)" = 2 ] || fail "want 2 TSG entries"
@@ -52,30 +52,37 @@ kill -9 $h1 $h2; wait $h1 $h2 2>/dev/null || true
 [ "$(stat num_tsgs)" = 0 ] || fail "TSGs left after kill -9"
 echo "runlist: 2 TSG entries, channel entries valid; rmmod refused while open"
 
-# 3. Round robin: A (60 ms) and B (20 ms, from 10 ms later) share the engine; while both have
-# work, the span is their work plus theta per switch, exactly (the engine never idles). The
-# start is far ahead (--start-at) because process start-up in a loaded TCG VM takes ~0.5 s.
+# 3. Round robin: A (60 ms) and B (20 ms) share the engine; while both have work, the span is
+# their work plus theta per switch, exactly (the engine never idles). By events: the engine is
+# held while A and then B queue their work (STARTED lines), then released, so both have work
+# from the first start on, however slowly the processes start.
 rr() { # rr <out prefix> [timeslice of B]
   tsb=${2:-}
   sw0=$(stat switches)
-  t0=$(( $(gpuclient --now) + 1500000000 ))
-  gpuclient --no-gcaps --tag A --work 60 --start-at $t0 --report >$1a.out & a=$!
-  gpuclient --no-gcaps --tag B --work 20 --start-at $((t0 + 10000000)) ${tsb:+--timeslice $tsb} --report >$1b.out & b=$!
+  simgpuctl hold >$1hold.out
+  gpuclient --no-gcaps --tag A --work 60 --report >$1a.out & a=$!
+  waitline $1a.out STARTED
+  gpuclient --no-gcaps --tag B --work 20 ${tsb:+--timeslice $tsb} --report >$1b.out & b=$!
+  waitline $1b.out STARTED
+  simgpuctl release >>$1hold.out
   wait $a $b
   sw=$(( $(stat switches) - sw0 ))
   as=$(field $1a.out SEG gpu_start); ae=$(field $1a.out SEG gpu_end)
   bs=$(field $1b.out SEG gpu_start); be=$(field $1b.out SEG gpu_end)
   ap=$(field $1a.out SEG preempt); bp=$(field $1b.out SEG preempt)
-  [ $bs -lt $ae ] && [ $as -lt $be ] || return 2	# no overlap: a process woke too late
+  rel=$(field $1hold.out "CALL cmd=release" call)
+  [ "$(field $1a.out SEG gpu_submit)" -lt "$rel" ] && [ "$(field $1b.out SEG gpu_submit)" -lt "$rel" ] \
+    || fail "rr: work queued after the release"
+  [ $bs -lt $ae ] && [ $as -lt $be ] || { cat $1a.out $1b.out; fail "rr: A and B did not overlap"; }
   first=$as; [ $bs -lt $first ] && first=$bs
   last=$ae; [ $be -gt $last ] && last=$be
   span=$((last - first)); want=$((80000000 + (sw - 1) * theta_ns))
   echo "rr${tsb:+ (B timeslice $tsb us)}: A preempt=$ap B preempt=$bp switches=$sw span=${span}ns want=${want}ns"
   [ $span -eq $want ] || { cat $1a.out $1b.out; fail "round robin span $span, want $want"; }
 }
-retry rr rr1
+rr rr1
 [ "$bp" -ge 10 ] || fail "B with 1 ms slices: $bp preemptions, want >= 10"
-retry rr rr2 4000
+rr rr2 4000
 [ "$bp" -le 5 ] && [ "$bp" -ge 1 ] || fail "B with 4 ms slices: $bp preemptions, want 1..5"
 echo "round robin: exact theta accounting; timeslice honoured"
 
@@ -132,7 +139,7 @@ rmmod gcaps_simgpu
 
 # 6. Random driver rebuilds (every ~3 ms): same schedule, nothing lost.
 insmod "$ko" theta_us=$((theta_ns / 1000)) rebuild_interval_ms=3 rebuild_seed=7
-retry rr rr3
+rr rr3
 [ "$(stat random_rebuilds)" -ge 10 ] || fail "too few random rebuilds: $(stat random_rebuilds)"
 [ "$(stat decode_errors)" = 0 ] || fail "engine decode errors"
 echo "random rebuilds: $(stat random_rebuilds), schedule unchanged"
