@@ -9,11 +9,9 @@
 #     ...
 #     gpu_unload                 # rmmod gcaps_simgpu, then gcaps
 # shellcheck source=tests/vm/lib/common.sh
-. /vmtest/common.sh   # set -eu, fail, expect_error, field, f
+. /vmtest/common.sh   # set -eu, fail, expect_error, field, f, waitline
 # stat <key>: a counter of the emulated GPU (simgpuctl stats)
 stat() { simgpuctl stats | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
-# waitline <file> <prefix>: wait (15 s at most) for a line starting with prefix
-waitline() { i=0; while ! grep -q "^$2" "$1"; do i=$((i + 1)); [ $i -lt 300 ] || fail "no $2 line in $1"; sleep 0.05; done; }
 now() { gpuclient --now; }
 us() { echo $(( $1 / 1000 )); }
 loaded() { grep -q "^$1 " /proc/modules; }
