@@ -1,20 +1,12 @@
 #!/bin/sh
 # The emulated GPU alone (stock round robin, no gcaps.ko): runlist format, exact engine
 # accounting (work, timeslice, theta), preemption by a runlist change, random driver rebuilds,
-# submit timeout + recovery, module refcount. vmtest-timeout=150
-set -eu
-fail() { echo "FAIL: $*"; exit 1; }
+# submit timeout + recovery, module refcount. Every scenario is set up by events (the engine
+# held while work is queued, STARTED lines), not by start times. vmtest-timeout=150
+# vmtest-needs=gpu-lib
+. /vmtest/gpu.sh   # set -eu, fail, field, stat, waitline (gcaps.ko is not loaded here)
 ko=/modules/gcaps_simgpu.ko
 theta_ns=500000
-# field <file> <line prefix> <key>: the value of key= on the first line starting with prefix
-field() { awk -v p="$2" -v k="$3" 'index($0, p) == 1 { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) { print substr($i, length(k) + 2); exit } }' "$1"; }
-stat() { simgpuctl stats | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
-abs_le() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
-
-# Sections whose timing precondition can miss in a loaded TCG VM (a process woke too late)
-# return 2 and are retried, up to 3 times; every other failure fails at once.
-retry() { for attempt in 1 2 3; do rc=0; "$@" || rc=$?; [ $rc = 2 ] || return $rc; echo "(retry: the VM was too slow for the timing precondition)"; done; fail "$1: the VM was too slow 3 times"; }
-waitline() { i=0; while ! grep -q "^$2" "$1" 2>/dev/null; do i=$((i + 1)); [ $i -lt 300 ] || fail "no $2 line in $1"; sleep 0.05; done; }
 
 insmod "$ko" theta_us=$((theta_ns / 1000))
 dmesg | grep -q 'runlist encoder known answers ok' || fail "no known-answer line"
@@ -86,54 +78,59 @@ rr rr2 4000
 [ "$bp" -le 5 ] && [ "$bp" -ge 1 ] || fail "B with 4 ms slices: $bp preemptions, want 1..5"
 echo "round robin: exact theta accounting; timeslice honoured"
 
-# 4. A runlist change preempts: exclude a running TSG (test knob); the submit that drops it is a
-# scheduling point at once; the TSG runs again once included.
-excl_once() {
-  t0=$(( $(gpuclient --now) + 3000000000 ))
-  gpuclient --no-gcaps --tag X --work 60 --start-at $t0 --report >x.out & x=$!
-  gpuclient --no-gcaps --tag H --hog --work 2 --report --start-at $((t0 + 100000000)) >hx.out & hx=$!
-  waitline x.out CLIENT
-  tx=$(field x.out CLIENT tsg)
-  simgpuctl --at $((t0 + 30000000)) exclude "$tx" runlist >ctl.out
-  simgpuctl --at $((t0 + 300000000)) include "$tx" >>ctl.out
-  wait $x
-  kill -9 $hx; wait $hx 2>/dev/null || true
-  cat ctl.out
-  grep -q "^TSG id=$tx " ctl.out && fail "excluded TSG still listed"
-  e0=$(field ctl.out "CALL cmd=exclude" call); e1=$(field ctl.out "CALL cmd=exclude" ret)
-  xs=$(field x.out SEG gpu_start); xe=$(field x.out SEG gpu_end); xp=$(field x.out SEG preempt)
-  [ "$xs" -lt "$e0" ] && [ "$xe" -gt "$e0" ] || return 2	# X not running at the exclusion
-  echo "exclusion: the submit that dropped X was taken $(( (e1 - e0) / 1000 )) us after the call"
-  echo "exclusion: X ran $(( (xe - xs) / 1000 )) us for 60000 us of work, preempt=$xp"
-  [ $((xe - xs)) -ge 200000000 ] || fail "X was not held off while excluded"
-  [ "$xp" -ge 1 ] || fail "X not counted as preempted"
-  # Hog items that started while X was excluded: the hog ran in X's place.
-  i0=$(field ctl.out "CALL cmd=include" call)
-  n=$(awk -v a="$e1" -v b="$i0" '/^ITEM / { split($6, s, "="); if (s[2] > a && s[2] < b) n++ } END { print n + 0 }' hx.out)
-  [ "$n" -ge 1 ] || fail "the hog ran no item while X was excluded"
-  echo "exclusion: the hog ran $n items meanwhile"
-}
-retry excl_once
+# 4. A runlist change preempts: exclude the running TSG (test knob); the submit that drops it
+# is a scheduling point at once, and the engine runs the hog alone until the TSG is included
+# again. By events: X's work (600 ms) is queued while the engine is held; one simgpuctl call
+# releases the engine (X, the only TSG with work, runs at once) and excludes X; then the hog
+# starts; X is included again once the hog has run two whole items after the exclusion.
+# items_after <file> <ns>: the ITEM lines whose GPU start is after ns
+items_after() { awk -v a="$2" '/^ITEM / { split($6, s, "="); if (s[2] > a) print }' "$1"; }
+simgpuctl hold >ctl.out
+gpuclient --no-gcaps --tag X --work 600 --report >x.out & x=$!
+waitline x.out STARTED
+tx=$(field x.out CLIENT tsg)
+simgpuctl release exclude "$tx" runlist >>ctl.out
+e0=$(field ctl.out "CALL cmd=exclude" call); e1=$(field ctl.out "CALL cmd=exclude" ret)
+gpuclient --no-gcaps --tag H --hog --work 2 --report >hx.out & hx=$!
+i=0; until [ "$(items_after hx.out "$e1" | wc -l)" -ge 2 ]; do
+  i=$((i + 1)); [ $i -lt 300 ] || fail "the hog ran no two items while X was excluded"; sleep 0.05
+done
+simgpuctl include "$tx" >>ctl.out
+i0=$(field ctl.out "CALL cmd=include" call)
+kill -9 $hx; wait $hx 2>/dev/null || true
+wait $x
+cat ctl.out
+grep -q "^TSG id=$tx " ctl.out && fail "excluded TSG still listed"
+xs=$(field x.out SEG gpu_start); xe=$(field x.out SEG gpu_end); xp=$(field x.out SEG preempt)
+[ "$xs" -lt "$e0" ] || fail "X did not run at the release (start $xs, exclusion $e0)"
+echo "exclusion: the submit that dropped X was taken $(( (e1 - e0) / 1000 )) us after the call"
+echo "exclusion: X ran $(( (xe - xs) / 1000 )) us for 600000 us of work, preempt=$xp"
+[ "$xp" -ge 1 ] || fail "X not counted as preempted"
+[ "$xe" -gt "$i0" ] || fail "X finished while excluded"
+# The hog alone in X's place: every item that started after the exclusion and ended before the
+# inclusion ran whole (2 ms, never preempted: no slice of X between).
+items_after hx.out "$e1" | awk -v b="$i0" '{ for (k = 1; k <= NF; k++) { split($k, p, "="); v[p[1]] = p[2] }
+  if (v["gpu_end"] + 0 >= b) next; n++
+  if (v["gpu_end"] - v["gpu_start"] != 2000000 || v["preempt"] != 0) { print "split item: " $0; bad = 1 } }
+  END { print "exclusion: the hog ran " n + 0 " whole items meanwhile"; exit bad || n < 2 }' || fail "X was not held off while excluded"
 
 # 5. Submit timeout and recovery: the engine takes no runlist for 150 ms; the exclusion's submit
-# times out (100 ms), the driver clears the engine and resubmits; the work still completes.
-recov_once() {
-  r0=$(stat recoveries); o0=$(stat timeouts)
-  t0=$(( $(gpuclient --now) + 3000000000 ))
-  gpuclient --no-gcaps --tag R --work 300 --start-at $t0 --report >r.out & r=$!
-  waitline r.out CLIENT
-  tr_=$(field r.out CLIENT tsg)
-  simgpuctl --at $((t0 + 20000000)) stall 150 exclude "$tr_" include "$tr_" >knobs.out
-  wait $r
-  cat r.out knobs.out
-  [ $(( $(stat recoveries) - r0 )) -ge 1 ] || fail "no recovery after a hung submit"
-  [ $(( $(stat timeouts) - o0 )) -ge 1 ] || fail "no timeout counted"
-  # The exclusion's recovery preempts R, unless the knobs came after R had finished.
-  [ "$(field knobs.out "CALL cmd=exclude" call)" -lt "$(field r.out SEG gpu_end)" ] || return 2
-  [ "$(field r.out SEG preempt)" -ge 1 ] || fail "recovery did not preempt R"
-  echo "recovery: $(( $(stat recoveries) - r0 )) recoveries, work completed"
-}
-retry recov_once
+# times out (100 ms), the driver clears the engine (preempting R) and resubmits; the work still
+# completes. By events, as in 4: R's work (600 ms) queued while the engine is held, then one
+# simgpuctl call releases it (R runs at once), stalls it and excludes and includes R.
+r0=$(stat recoveries); o0=$(stat timeouts)
+simgpuctl hold >knobs.out
+gpuclient --no-gcaps --tag R --work 600 --report >r.out & r=$!
+waitline r.out STARTED
+tr_=$(field r.out CLIENT tsg)
+simgpuctl release stall 150 exclude "$tr_" include "$tr_" >>knobs.out
+wait $r
+cat r.out knobs.out
+[ $(( $(stat recoveries) - r0 )) -ge 1 ] || fail "no recovery after a hung submit"
+[ $(( $(stat timeouts) - o0 )) -ge 1 ] || fail "no timeout counted"
+[ "$(field knobs.out "CALL cmd=exclude" call)" -lt "$(field r.out SEG gpu_end)" ] || fail "R finished before the exclusion"
+[ "$(field r.out SEG preempt)" -ge 1 ] || fail "recovery did not preempt R"
+echo "recovery: $(( $(stat recoveries) - r0 )) recoveries, work completed"
 [ "$(stat decode_errors)" = 0 ] || fail "engine decode errors"
 rmmod gcaps_simgpu
 
