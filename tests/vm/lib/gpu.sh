@@ -9,7 +9,7 @@
 #     ...
 #     gpu_unload                 # rmmod gcaps_simgpu, then gcaps
 # shellcheck source=tests/vm/lib/common.sh
-. /vmtest/common.sh   # set -eu, fail, expect_error, field, f, waitline
+. /vmtest/common.sh   # set -eu, fail, expect_error, field, f, waitfor, waitline
 # stat <key>: a counter of the emulated GPU (simgpuctl stats)
 stat() { simgpuctl stats | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
 now() { gpuclient --now; }
@@ -33,10 +33,10 @@ covered() { awk 'function kv(  i, p) { for (i = 1; i <= NF; i++) { split($i, p, 
         exit bad }' "$@"; }
 # waitpast <hog file> <SEG file>: wait (15 s at most) until the hog reported an item that ended
 # after the last gpu_end of the SEG file (so its ITEM lines cover the segments, see covered)
-waitpast() { i=0; until awk 'FNR == NR { if (/^SEG /) for (i = 1; i <= NF; i++) if (index($i, "gpu_end=") == 1 && substr($i, 9) + 0 > t) t = substr($i, 9) + 0; next }
-                             /^ITEM / { for (i = 1; i <= NF; i++) if (index($i, "gpu_end=") == 1 && substr($i, 9) + 0 > t) f = 1 }
-                             END { exit !f }' "$2" "$1"; do
-             i=$((i + 1)); [ $i -lt 300 ] || fail "$1: no item ended after the segments of $2"; sleep 0.05; done; }
+waitpast() { waitfor "$1: no item ended after the segments of $2" \
+               awk 'FNR == NR { if (/^SEG /) for (i = 1; i <= NF; i++) if (index($i, "gpu_end=") == 1 && substr($i, 9) + 0 > t) t = substr($i, 9) + 0; next }
+                    /^ITEM / { for (i = 1; i <= NF; i++) if (index($i, "gpu_end=") == 1 && substr($i, 9) + 0 > t) f = 1 }
+                    END { exit !f }' "$2" "$1"; }
 # retry <function>: sections whose timing precondition can miss in a loaded TCG VM (a process
 # woke too late) return 2 and are retried, up to 3 times; every other failure fails at once.
 retry() { for attempt in 1 2 3; do rc=0; "$@" || rc=$?; [ $rc = 2 ] || return $rc; echo "(retry: the VM was too slow for the timing precondition)"; done; fail "$1: the VM was too slow 3 times"; }

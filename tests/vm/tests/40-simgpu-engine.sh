@@ -4,7 +4,7 @@
 # submit timeout + recovery, module refcount. Every scenario is set up by events (the engine
 # held while work is queued, STARTED lines), not by start times. vmtest-timeout=150
 # vmtest-needs=gpu-lib
-. /vmtest/gpu.sh   # set -eu, fail, field, stat, waitline (gcaps.ko is not loaded here)
+. /vmtest/gpu.sh   # set -eu, fail, field, stat, waitfor, waitline (gcaps.ko is not loaded here)
 ko=/modules/gcaps_simgpu.ko
 theta_ns=500000
 
@@ -92,9 +92,8 @@ tx=$(field x.out CLIENT tsg)
 simgpuctl release exclude "$tx" runlist >>ctl.out
 e0=$(field ctl.out "CALL cmd=exclude" call); e1=$(field ctl.out "CALL cmd=exclude" ret)
 gpuclient --no-gcaps --tag H --hog --work 2 --report >hx.out & hx=$!
-i=0; until [ "$(items_after hx.out "$e1" | wc -l)" -ge 2 ]; do
-  i=$((i + 1)); [ $i -lt 300 ] || fail "the hog ran no two items while X was excluded"; sleep 0.05
-done
+two_items() { [ "$(items_after hx.out "$e1" | wc -l)" -ge 2 ]; }
+waitfor "the hog ran no two items while X was excluded" two_items
 simgpuctl include "$tx" >>ctl.out
 i0=$(field ctl.out "CALL cmd=include" call)
 kill -9 $hx; wait $hx 2>/dev/null || true

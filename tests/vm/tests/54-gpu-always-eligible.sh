@@ -21,7 +21,7 @@
 # vmtest-timeout=240
 # vmtest-needs=gpu-lib vmtest-needs=libgcaps
 # vmtest-arch=x86_64 (gcapsctl is built for the host, not cross-built for arm64 yet)
-. /vmtest/gpu.sh   # set -eu, fail, expect_error, field, waitline, stat, gpu_load, gpu_unload
+. /vmtest/gpu.sh   # set -eu, fail, expect_error, field, waitfor, waitline, stat, gpu_load, gpu_unload
 
 gpu_load setup_work_us=1000
 # listed T: TSG T is on the runlist the engine executes now
@@ -76,9 +76,8 @@ simgpuctl internal "$td" >/dev/null
 until_listed "$td" yes
 listed "$tb" && fail "TSG $tb listed with $td's flag"
 # an item of D runs on the GPU after the flag, inside the segment (S is still open)
-i=0; until awk -v t=$t_flag '/^ITEM / { for (k = 1; k <= NF; k++) if (index($k, "gpu_start=") == 1 && substr($k, 11) + 0 > t) f = 1 } END { exit !f }' d.out; do
-  i=$((i + 1)); [ $i -lt 300 ] || fail "no work of the driver-internal TSG ran during the segment"; sleep 0.05
-done
+waitfor "no work of the driver-internal TSG ran during the segment" \
+  awk -v t=$t_flag '/^ITEM / { for (k = 1; k <= NF; k++) if (index($k, "gpu_start=") == 1 && substr($k, 11) + 0 > t) f = 1 } END { exit !f }' d.out
 grep -q "^SEG " s.out && fail "the real-time segment ended early"
 gcapsctl status >st.txt; cat st.txt
 grep -q "^always-eligible TSGs: $ti (driver, pid 0), $td (driver, pid $d)$" st.txt || fail "status: driver-internal TSG not marked"
