@@ -11,7 +11,8 @@
 #   VMTEST-DMESG-BEGIN/END, VMTEST-DONE
 # The console (ttyS0) carries the kernel log and the tests' output, framed for readers by
 # "VMTEST-OUTPUT-BEGIN/END <name>" lines; no result is ever taken from it.
-# Each test runs in its own session and process group; on timeout the whole group is killed.
+# Each test runs in its own session and process group, in its own new directory /tmp/<name>; on
+# timeout the whole group is killed.
 # After each test every process it left behind is killed (and the test fails), and so is every
 # module it left loaded (the test fails too).
 # Kernel command line: vmtest.timeout=<default per-test seconds>, vmtest.probe=1 (accel probe),
@@ -93,7 +94,10 @@ for t in /tests/*; do
   uptime_s; start=$up
   # Own session and process group (pgid = its pid: init's children are not group leaders, so
   # busybox setsid does not fork); a watchdog in its own group kills the whole group on timeout.
-  setsid sh -c 'cd /tmp && exec "$0"' "$t" </dev/null 2>&1 3>&- &
+  # Its cwd is a new empty directory, /tmp/<name> (names are unique: run.sh): no file of an
+  # earlier test is there (a background "cmd >x.out &" truncates x.out only once the child
+  # runs, so a waitline on a stale x.out of another test would match at once; CI saw it).
+  setsid sh -c 'mkdir -m 1777 "/tmp/$1" && cd "/tmp/$1" && exec "$0"' "$t" "$name" </dev/null 2>&1 3>&- &
   pid=$!
   setsid sh -c 'sleep "$0"; kill -KILL -- "-$1"' "$tmo" "$pid" </dev/null >/dev/null 2>&1 3>&- &
   wd=$!

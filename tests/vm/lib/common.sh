@@ -23,4 +23,4 @@ f() { field "$1" SEG "$2"; }
 # fail with the message
 waitfor() { waitfor_msg=$1; shift; i=0; until "$@"; do i=$((i + 1)); [ $i -lt 300 ] || fail "$waitfor_msg"; sleep 0.05; done; }
 # waitline <file> <prefix>: wait (15 s at most) for a line starting with prefix
-waitline() { waitfor "no $2 line in $1" grep -q "^$2" "$1"; }
+waitline() { waitfor "no $2 line in $1" grep -qs "^$2" "$1"; }

@@ -15,6 +15,7 @@ gpu_load theta_us=$((theta_ns / 1000))
 # 1. H (prio 50) begins 30 ms after L (prio 10) queued its 300 ms of work (L's go): L is
 # preempted mid-work, H runs alone, L resumes after H's segment.
 s1() {
+rm -f h.out l.out   # new files for every attempt (tests/vm/README.md)
 gpuclient --prio 50 --cpu 0 --work 10 --wait-go --delay-ms 30 --tag H --report >h.out & h=$!
 waitline h.out CLIENT
 gpuclient --prio 10 --cpu 1 --work 300 --go $h --tag L --report >l.out & l=$!
@@ -56,6 +57,7 @@ echo "fcfs: E2 pending, ran $(us $(( $(f e2.out gpu_start) - $(f e1.out end_call
 # P begins once K has queued its 3 s of work (K's go); K is killed once P has begun and queued
 # (P's STARTED line).
 s3() {
+rm -f p.out k.out
 gpuclient --prio 30 --cpu 1 --work 10 --wait-go --tag P --report >p.out & p=$!
 waitline p.out CLIENT
 gpuclient --prio 50 --cpu 0 --work 3000 --go $p --tag K --report >k.out & k=$!
@@ -82,6 +84,7 @@ retry s3
 # P1 begins once K2 has queued its 1 s of work, P2 once P1 has (the goes); P1 is killed once
 # P2 has begun and queued (P2's STARTED line).
 s4() {
+rm -f p2.out p1.out k2.out
 gpuclient --prio 30 --cpu 1 --work 10 --wait-go --tag P2 --report >p2.out & p2=$!
 waitline p2.out CLIENT
 gpuclient --prio 40 --cpu 1 --work 10 --wait-go --go $p2 --tag P1 --report >p1.out & p1=$!

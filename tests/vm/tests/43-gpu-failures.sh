@@ -43,6 +43,7 @@ echo "defect 1: both best-effort segments completed, B1 ran on at once"
 # By events: L begins; H begins (go from the script), queues its 150 ms and goes M; M begins,
 # queues and goes L; L ends its segment.
 d2() {
+rm -f l.out m.out h.out   # new files for every attempt (tests/vm/README.md)
 gpuclient --prio 10 --cpu 1 --work 0 --end-on-go --tag L --report >l.out & l=$!
 waitline l.out STARTED
 gpuclient --prio 30 --cpu 0 --work 10 --wait-go --go $l --tag M --report >m.out & m=$!
@@ -72,6 +73,7 @@ retry d2
 # task is done. Preconditions (record): the hog had work queued throughout every segment, and
 # two C clients ran their work within the real-time run (so a C TSG closed and one opened in it).
 d3() {
+rm -f n.out
 gpuclient --no-gcaps --hog --work 10 --depth 32 --tag N --report >n.out & n=$!
 waitline n.out STARTED
 rm -f rt.done; : >c.out

@@ -49,6 +49,7 @@ echo "after gcaps unloaded: stock round robin (preemptions $(f s1.out preempt) a
 insmod /modules/gcaps.ko
 [ "$(stat bound)" = 1 ] || fail "simgpu did not bind to the reloaded gcaps"
 s3() {
+  rm -f n2.out   # a new file for every attempt (tests/vm/README.md)
   gpuclient --no-gcaps --hog --work 10 --depth 32 --tag N2 --report >n2.out & n2=$!
   waitline n2.out STARTED
   gpuclient --prio 50 --work 10 --tag B --report >b.out || fail "B failed"

@@ -20,10 +20,10 @@ expect_error 1 "permission denied" runas 1000 env GCAPS_GPU_PRIORITY=50 gpu_segm
 libgcaps-device --ignored --test-threads=1 || fail "libgcaps device tests"
 
 # --- status with two clients: low (FIFO 10) in a long segment, high (FIFO 50, GPU 60) preempts
-gcapsctl run --priority 10 --cpu 0 -- gpu_segment 10000 >/tmp/low.txt &
+gcapsctl run --priority 10 --cpu 0 -- gpu_segment 10000 >low.txt &
 low=$!
 sleep 0.5
-gcapsctl run --priority 50 --gpu-priority 60 --cpu 1 -- gpu_segment_rs 5000 >/tmp/high.txt &
+gcapsctl run --priority 50 --gpu-priority 60 --cpu 1 -- gpu_segment_rs 5000 >high.txt &
 high=$!
 # Wait (up to 20 s) until high's segment is open, then take both snapshots while it runs
 # (its 5 s of GPU work leave room for two gcapsctl runs on a loaded TCG VM).
@@ -31,20 +31,20 @@ i=0
 until gcapsctl status | awk -v p=$high '$1 == p && $6 == "running" { ok = 1 } END { exit !ok }'; do
   i=$((i + 1)); [ $i -lt 200 ] || fail "high never showed up running"; sleep 0.1
 done
-gcapsctl status >/tmp/table.txt
-gcapsctl status --format json >/tmp/status.json
+gcapsctl status >table.txt
+gcapsctl status --format json >status.json
 # high prints its line after its segment ended: if it already has, the snapshots may be late
-[ ! -s /tmp/high.txt ] || fail "high's segment ended before both snapshots were taken (VM too slow?)"
+[ ! -s high.txt ] || fail "high's segment ended before both snapshots were taken (VM too slow?)"
 wait $high; wait $low
-cat /tmp/table.txt /tmp/status.json /tmp/low.txt /tmp/high.txt
+cat table.txt status.json low.txt high.txt
 
 # table: PID COMMAND CLASS PRIO GPU STATE TSGS
-row() { awk -v p="$1" '$1 == p' /tmp/table.txt; }
+row() { awk -v p="$1" '$1 == p' table.txt; }
 set -- $(row $low);  [ "$3 $4 $5 $6" = "fifo 10 10 pending" ] || fail "low row: $(row $low)"
 lowtsg=$7
 set -- $(row $high); [ "$3 $4 $5 $6" = "fifo 50 60 running" ] || fail "high row: $(row $high)"
 hightsg=$7
-grep -q "^eligible TSGs: $hightsg\$" /tmp/table.txt || fail "eligible set is not high's TSG $hightsg"
+grep -q "^eligible TSGs: $hightsg\$" table.txt || fail "eligible set is not high's TSG $hightsg"
 [ "$lowtsg" != "$hightsg" ] && [ "$lowtsg" != - ] || fail "TSGs low=$lowtsg high=$hightsg"
 
 # JSON: the same facts, field by field (one client object per pid)
@@ -58,7 +58,7 @@ json_client() { # json_client PID: the client's fields as key=value lines (array
     arr { v = $1; sub(",", "", v); list = list (list == "" ? "" : ",") v; next }
     /^      "/ { line = $0; sub(/^ *"/, "", line); k = line; sub(/".*/, "", k)
                  v = line; sub(/^[^:]*: /, "", v); sub(/,$/, "", v); gsub(/"/, "", v)
-                 obj = obj "\n" k "=" v "\n" }' /tmp/status.json | grep -v '^$'
+                 obj = obj "\n" k "=" v "\n" }' status.json | grep -v '^$'
 }
 json_client $low  | grep -qx "state=pending" || fail "json low: $(json_client $low)"
 json_client $low  | grep -qx "class=fifo"    || fail "json low class"
@@ -67,13 +67,13 @@ json_client $high | grep -qx "state=running" || fail "json high: $(json_client $
 json_client $high | grep -qx "priority=50"   || fail "json high priority"
 json_client $high | grep -qx "gpu_priority=60" || fail "json high gpu_priority"
 json_client $high | grep -qx "comm=gpu_segment_rs" || fail "json high comm"
-tr -d ' \n' </tmp/status.json | grep -q "\"eligible_tsgs\":\[$hightsg\]" || fail "json eligible_tsgs"
+tr -d ' \n' <status.json | grep -q "\"eligible_tsgs\":\[$hightsg\]" || fail "json eligible_tsgs"
 
 # and the GPU timestamps agree: high ran inside low's work, low was preempted
 val() { sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$1"; }
-[ "$(val /tmp/high.txt start)" -gt "$(val /tmp/low.txt start)" ] || fail "high started before low"
-[ "$(val /tmp/high.txt end)" -lt "$(val /tmp/low.txt end)" ] || fail "high did not finish first"
-[ "$(val /tmp/low.txt preemptions)" -ge 1 ] || fail "low was not preempted"
+[ "$(val high.txt start)" -gt "$(val low.txt start)" ] || fail "high started before low"
+[ "$(val high.txt end)" -lt "$(val low.txt end)" ] || fail "high did not finish first"
+[ "$(val low.txt preemptions)" -ge 1 ] || fail "low was not preempted"
 
 rmmod gcaps_simgpu
 rmmod gcaps
