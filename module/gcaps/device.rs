@@ -47,8 +47,7 @@ use self::gcaps_core::{
     TaskToken, TsgEvent, Warning, TSG_WORDS,
 };
 use self::glue::{
-    log, now_ns, Backend, Caller, Ceiling, KvBox, ListLock, Msg, SchedLock, UpdateLock, Wait,
-    Zeroable,
+    log, now_ns, Backend, Caller, Ceiling, KvBox, ListLock, Msg, SchedLock, UpdateLock, Zeroable,
 };
 use self::trace::TraceRing;
 
@@ -252,7 +251,7 @@ impl State {
             rt,
             |_| false,
             |c, env| {
-                c.apply_events(env, &self.exits);
+                self.apply_events(c, env);
                 c.set_always(env, client, tsgid, on)
             },
         )?;
@@ -288,11 +287,11 @@ impl State {
             Some(l) => l,
             None => {
                 if rt {
-                    ceiling = Some(Ceiling::raise(&self.sched, Wait::Killable)?);
+                    ceiling = Some(Ceiling::raise(&self.sched)?);
                 }
                 let mut l = self.update.lock_killable()?;
                 if rt && self.events_pending() {
-                    l.with(self.env(), |c, env| c.apply_events(env, &self.exits));
+                    l.with(self.env(), |c, env| self.apply_events(c, env));
                 }
                 l
             }
@@ -303,9 +302,18 @@ impl State {
         r
     }
 
-    /// Whether exits or TSG events wait to be applied (lock-free hints).
+    /// Whether exits, handed-over files or TSG events wait to be applied (lock-free hints).
     fn events_pending(&self) -> bool {
         self.exits.any() || glue::events_pending()
+    }
+
+    /// Applies everything that waits (update lock held): the files handed over at their release
+    /// (each record freed after its client's removal), then owner exits and TSG events.
+    fn apply_events(&self, c: &mut Core, env: &mut Env<'_>) {
+        while let Some(f) = glue::ClosedFile::pop() {
+            c.release(env, f.client());
+        }
+        c.apply_events(env, &self.exits);
     }
 
     fn seg_begin(&self, client: ClientRef, arg: usize) -> Result {
@@ -406,21 +414,36 @@ impl State {
 
     /// The file's last reference is gone: end the open segment and remove the client (if the
     /// owner's exit has not done so). An update like a begin/end (raised to the ceiling if the
-    /// closing thread is real-time), but it cannot fail: the lock is taken uninterruptibly and
-    /// a failed raise only loses the ceiling.
-    fn release(&self, client: ClientRef) {
+    /// closing thread is real-time; a failed or interrupted raise only loses the ceiling), but
+    /// a dying closer never waits for the update lock: if the closing thread is exiting (its
+    /// exit closes its files, and no signal can end its waits any more) and the lock is owned
+    /// or waited for, or a fatal signal ends a live closer's (killable) wait, the removal is
+    /// handed over. Returns false then: the C side keeps the file's record (its client names
+    /// its pid reference) on the list [`State::apply_events`] drains: the next real-time
+    /// update, or the work item (kicked). Before, a killed process waited in its exit behind
+    /// every real-time updater (the hung-task detector reported such waits).
+    fn release(&self, client: ClientRef) -> bool {
         let rt = glue::current_sched().classify().is_rt();
         let _ceiling = if rt {
-            Ceiling::raise(&self.sched, Wait::Uninterruptible).ok()
+            Ceiling::raise(&self.sched).ok()
         } else {
             None
         };
-        self.update.lock().with(self.env(), |c, env| {
+        let locked = if glue::current_exiting() {
+            self.update.try_lock_free()
+        } else {
+            self.update.lock_killable().ok()
+        };
+        let Some(mut locked) = locked else {
+            return false;
+        };
+        locked.with(self.env(), |c, env| {
             if rt {
-                c.apply_events(env, &self.exits);
+                self.apply_events(c, env);
             }
             c.release(env, client);
         });
+        true
     }
 }
 
@@ -488,9 +511,9 @@ unsafe extern "C" fn gcaps_rust_open(
 ///
 /// `ctx` is the registered state.
 #[no_mangle]
-unsafe extern "C" fn gcaps_rust_release(ctx: *mut c_void, client: ClientRef) {
+unsafe extern "C" fn gcaps_rust_release(ctx: *mut c_void, client: ClientRef) -> bool {
     // SAFETY: `ctx` is the registered state (function contract).
-    unsafe { state(ctx) }.release(client);
+    unsafe { state(ctx) }.release(client)
 }
 
 /// The wake function of the owner's pid queue (any context, locks held): marks the client
@@ -584,7 +607,7 @@ unsafe extern "C" fn gcaps_rust_work(ctx: *mut c_void) -> bool {
     let Some(mut locked) = st.update.try_lock_free() else {
         return false;
     };
-    locked.with(st.env(), |c, env| c.apply_events(env, &st.exits));
+    locked.with(st.env(), |c, env| st.apply_events(c, env));
     true
 }
 
@@ -692,11 +715,13 @@ impl Loaded {
 
 impl Drop for Loaded {
     fn drop(&mut self) {
-        // No file is open (each holds a module reference), so no client exists.
+        // No file is open (each holds a module reference); the clients of files handed over
+        // at their release are removed here, before the driver goes.
         glue::exit_misc();
         let c = {
             let st = &*self.state;
             let mut l = st.update.lock();
+            l.with(st.env(), |c, env| st.apply_events(c, env));
             if l.be.detach() {
                 l.with(st.env(), |c, env| c.backend_gone(env));
             }

@@ -293,6 +293,15 @@ bool gcaps_glue_capable_admin(void)
 	return capable(CAP_SYS_ADMIN);
 }
 
+/*
+ * Whether the calling thread is exiting: its files are closed by its exit, with no signal
+ * pending any more (a fatal one was dequeued), so no wait of it can be interrupted.
+ */
+bool gcaps_glue_current_exiting(void)
+{
+	return current->flags & PF_EXITING;
+}
+
 u32 gcaps_glue_pid_vnr(uintptr_t pid_token)
 {
 	return pid_vnr((struct pid *)pid_token);
@@ -703,9 +712,12 @@ bool gcaps_glue_ev_take_recovered(void)
 }
 
 /* A hint (no lock): is anything waiting in the table? */
+static bool gcaps_closed_pending(void);
+
 bool gcaps_glue_ev_pending(void)
 {
-	return !bitmap_empty(gcaps_ev_dirty, GCAPS_BE_MAX_TSGS) || READ_ONCE(gcaps_ev_recovered);
+	return !bitmap_empty(gcaps_ev_dirty, GCAPS_BE_MAX_TSGS) || READ_ONCE(gcaps_ev_recovered) ||
+	       gcaps_closed_pending();
 }
 
 static void gcaps_ev_clear(void)
@@ -922,7 +934,47 @@ struct gcaps_file {
 	struct pid *tgid;
 	struct gcaps_client_ref client;
 	struct wait_queue_entry exit_wait;
+	struct list_head closed;	/* on gcaps_closed once handed over */
 };
+
+/*
+ * Files released while the update lock was taken by others and the closer could not wait (a
+ * killed process: its wait is killable, see gcaps_rust_release()). Each keeps its pid
+ * reference, which its client names, until the work item or the next real-time update has
+ * removed the client under the update lock (gcaps_glue_closed_pop(), then _free()).
+ */
+static LIST_HEAD(gcaps_closed);
+static DEFINE_SPINLOCK(gcaps_closed_lock);
+
+/* A lock-free hint, like the TSG events' (the taker holds the update lock). */
+static bool gcaps_closed_pending(void)
+{
+	return !list_empty_careful(&gcaps_closed);
+}
+
+/* The oldest handed-over file (NULL: none) and its client; free it after removing the client. */
+void *gcaps_glue_closed_pop(struct gcaps_client_ref *client)
+{
+	struct gcaps_file *f;
+
+	spin_lock(&gcaps_closed_lock);
+	f = list_first_entry_or_null(&gcaps_closed, struct gcaps_file, closed);
+	if (f)
+		list_del(&f->closed);
+	spin_unlock(&gcaps_closed_lock);
+	if (f)
+		*client = f->client;
+	return f;
+}
+
+/* Drops a popped file's pid reference and frees it (its client is gone). */
+void gcaps_glue_closed_free(void *file)
+{
+	struct gcaps_file *f = file;
+
+	put_pid(f->tgid);
+	kfree(f);
+}
 
 /*
  * Wake function of exit_wait: called under the pid's wait queue lock, with tasklist_lock held
@@ -979,7 +1031,14 @@ static int gcaps_release(struct inode *inode, struct file *file)
 	struct gcaps_file *f = file->private_data;
 
 	remove_wait_queue(&f->tgid->wait_pidfd, &f->exit_wait);
-	gcaps_rust_release(gcaps_ctx, f->client);
+	if (!gcaps_rust_release(gcaps_ctx, f->client)) {
+		/* Handed over: the work item (kicked) or a real-time update removes the client. */
+		spin_lock(&gcaps_closed_lock);
+		list_add_tail(&f->closed, &gcaps_closed);
+		spin_unlock(&gcaps_closed_lock);
+		gcaps_ev_kick();
+		return 0;
+	}
 	put_pid(f->tgid);
 	kfree(f);
 	return 0;

@@ -46,7 +46,12 @@ struct gcaps_client_ref {
 /* Implemented in Rust (device.rs). `ctx` is the pointer given to gcaps_glue_init(). */
 int gcaps_rust_open(void *ctx, const struct gcaps_caller *caller, uintptr_t pid_token,
 		    struct gcaps_client_ref *client);
-void gcaps_rust_release(void *ctx, struct gcaps_client_ref client);
+/*
+ * The file's last reference is gone. False: the client could not be removed now (the update
+ * lock was taken and a signal ended the wait) and the file's record must be handed over with
+ * gcaps_glue_closed_add(): the client names its pid reference.
+ */
+bool gcaps_rust_release(void *ctx, struct gcaps_client_ref client);
 long gcaps_rust_ioctl(void *ctx, struct gcaps_client_ref client, unsigned int cmd,
 		      unsigned long arg, bool foreign);
 /* Any context (lock-free): the client's owner may have exited; kick the work item after. */
@@ -87,6 +92,7 @@ void gcaps_glue_caller(struct gcaps_caller *out);
 void gcaps_glue_current_sched(s32 *policy, s32 *rt_priority);
 bool gcaps_glue_may_raise_rt_prio(int prio);
 bool gcaps_glue_capable_admin(void);
+bool gcaps_glue_current_exiting(void);
 u32 gcaps_glue_pid_vnr(uintptr_t pid_token);
 bool gcaps_glue_pid_group_exited(uintptr_t pid_token);
 
@@ -129,7 +135,12 @@ void gcaps_glue_take_released(u64 *words);
 /* TSG event table. */
 bool gcaps_glue_ev_next(struct gcaps_ev *out);
 bool gcaps_glue_ev_take_recovered(void);
+/* Whether TSG events or handed-over files wait (a lock-free hint). */
 bool gcaps_glue_ev_pending(void);
+/* Handed-over files (gcaps_rust_release() returned false), update lock held: the oldest and
+ * its client (NULL: none); free it once the client is removed. */
+void *gcaps_glue_closed_pop(struct gcaps_client_ref *client);
+void gcaps_glue_closed_free(void *file);
 
 /* Backend binding (update lock held). */
 int gcaps_glue_be_attach(const void *ops, void *drv);

@@ -109,8 +109,11 @@ extern "C" {
     fn gcaps_glue_current_sched(policy: *mut i32, rt_priority: *mut i32);
     fn gcaps_glue_may_raise_rt_prio(prio: c_int) -> bool;
     fn gcaps_glue_capable_admin() -> bool;
+    fn gcaps_glue_current_exiting() -> bool;
     fn gcaps_glue_pid_vnr(pid_token: usize) -> u32;
     fn gcaps_glue_pid_group_exited(pid_token: usize) -> bool;
+    fn gcaps_glue_closed_pop(client: *mut ClientRef) -> *mut c_void;
+    fn gcaps_glue_closed_free(file: *mut c_void);
     fn gcaps_glue_boost_on() -> bool;
     fn gcaps_glue_boost_prio() -> c_int;
     fn gcaps_glue_sched_lock();
@@ -229,6 +232,13 @@ pub(crate) fn capable_admin() -> bool {
     unsafe { gcaps_glue_capable_admin() }
 }
 
+/// Whether the calling thread is exiting (its exit closes its files; no signal can interrupt
+/// its waits then: a fatal one was dequeued before).
+pub(crate) fn current_exiting() -> bool {
+    // SAFETY: No preconditions (reads the current task's flags).
+    unsafe { gcaps_glue_current_exiting() }
+}
+
 /// Whether the caller may raise an RT priority to `prio` (`RLIMIT_RTPRIO` or `CAP_SYS_NICE`:
 /// the rule of `sched_setscheduler`).
 pub(crate) fn may_raise_rt_prio(prio: i32) -> bool {
@@ -237,8 +247,39 @@ pub(crate) fn may_raise_rt_prio(prio: i32) -> bool {
 }
 
 // A `PidToken` here is a counted reference to a thread group's `struct pid`, held by the open
-// file (C side) until its release, stored by the core in the file's client, which asks about
-// it only while that client exists (the file is open): so it is valid whenever it is used.
+// file (C side) until its release (or, for a file handed over at its release, until the
+// [`ClosedFile`] is dropped after its client's removal), stored by the core in the file's
+// client, which asks about it only while that client exists: so it is valid whenever it is used.
+
+/// A file handed over at its release (`gcaps_rust_release` returned false): its record still
+/// holds the pid reference its client names. Taken under the update lock; dropping it frees
+/// the record, so remove the client first.
+pub(crate) struct ClosedFile {
+    file: NonNull<c_void>,
+    client: ClientRef,
+}
+
+impl ClosedFile {
+    /// The oldest handed-over file, if any (call with the update lock held).
+    pub(crate) fn pop() -> Option<Self> {
+        let mut client = ClientRef::default();
+        // SAFETY: `client` is valid for writes; the list is the C side's, under its spinlock.
+        let file = NonNull::new(unsafe { gcaps_glue_closed_pop(&mut client) })?;
+        Some(Self { file, client })
+    }
+
+    /// Its client (possibly gone already: the owner's exit removes it too).
+    pub(crate) fn client(&self) -> ClientRef {
+        self.client
+    }
+}
+
+impl Drop for ClosedFile {
+    fn drop(&mut self) {
+        // SAFETY: `file` was popped off the list (so it is ours alone) and is freed once.
+        unsafe { gcaps_glue_closed_free(self.file.as_ptr()) }
+    }
+}
 
 /// The tgid of `pid` in the calling task's pid namespace (0 if not visible there).
 pub(crate) fn pid_vnr(pid: PidToken) -> u32 {
@@ -432,16 +473,6 @@ impl SchedLock {
     }
 }
 
-/// How a thread waits for a sleeping lock.
-#[derive(Clone, Copy)]
-pub(crate) enum Wait {
-    /// Until it has the lock (release, and everything under the update lock).
-    Uninterruptible,
-    /// Until it has the lock or a signal comes (see [`GlueLock::lock_killable`]): only for a
-    /// caller that has changed nothing yet.
-    Killable,
-}
-
 /// The calling thread raised to the update ceiling (U1/U2); dropping it returns the thread to
 /// what the holder record says (its own policy and priority, or the boost if it holds the
 /// running segment; `boost::Holder`). Not `Send`: it must be dropped by the thread it raised.
@@ -453,9 +484,11 @@ pub(crate) struct Ceiling<'a> {
 
 impl<'a> Ceiling<'a> {
     /// Raises the calling thread to SCHED_FIFO `update_prio` (no-op if it already runs at or
-    /// above), waiting for the sched lock as `wait` says. If the change fails, or a signal
-    /// ends a killable wait, nothing changed (the record is left as it was).
-    pub(crate) fn raise(sched: &'a SchedLock, wait: Wait) -> Result<Self> {
+    /// above). The wait for the sched lock is killable (see [`GlueLock::lock_killable`]): the
+    /// caller has changed nothing yet, and may wait behind higher real-time updaters for long.
+    /// If the change fails, or a signal ends the wait, nothing changed (the record is left as
+    /// it was).
+    pub(crate) fn raise(sched: &'a SchedLock) -> Result<Self> {
         let me = task_self();
         let raise = |h: &mut Holder| {
             let before = *h;
@@ -468,10 +501,7 @@ impl<'a> Ceiling<'a> {
             }
             Ok(saved)
         };
-        let saved = match wait {
-            Wait::Uninterruptible => sched.with(raise),
-            Wait::Killable => sched.with_killable(raise)?,
-        }?;
+        let saved = sched.with_killable(raise)??;
         Ok(Self {
             sched,
             saved,

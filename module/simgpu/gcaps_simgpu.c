@@ -1281,6 +1281,9 @@ static long simgpu_ioc_stall(unsigned long uarg)
 	raw_spin_lock_irqsave(&eng.lock, flags);
 	eng_advance(ktime_get_ns());
 	eng.stall_until = a.stall_ms ? eng.clock + (u64)a.stall_ms * NSEC_PER_MSEC : 0;
+	/* 0 ends a stall now: a pending runlist is taken as when the stall runs out */
+	if (!a.stall_ms && eng.pending >= 0 && eng_submit_is_point())
+		eng_sched(eng.clock, false);
 	eng_arm();
 	raw_spin_unlock_irqrestore(&eng.lock, flags);
 	return 0;

@@ -151,7 +151,8 @@ struct simgpu_test_exclude {
 
 /*
  * SIMGPU_IOC_TEST_STALL (test knob, CAP_SYS_ADMIN): the engine ignores submitted runlists for
- * stall_ms (a hung runlist fetch), so submits time out and the driver's recovery runs.
+ * stall_ms (a hung runlist fetch), so submits time out and the driver's recovery runs; 0 ends
+ * a stall now (a pending runlist is taken as when the stall runs out).
  */
 struct simgpu_test_stall {
 	__u32 size;			/* in */

@@ -14,7 +14,7 @@
  *   simgpuctl include T     undo
  *   simgpuctl internal T    test knob: flag TSG T driver-internal (GCAPS_BE_TSG_ALWAYS to gcaps)
  *   simgpuctl external T    undo
- *   simgpuctl stall MS      test knob: the engine takes no runlist for MS ms
+ *   simgpuctl stall MS      test knob: the engine takes no runlist for MS ms (0: ends a stall now)
  *   simgpuctl hold          test knob: the engine runs nothing (work queues up) until
  *   simgpuctl release       release: then it picks at once among the TSGs with work
  *   simgpuctl stock on|off  test knob: the driver's runlists are stock (it tells gcaps with
