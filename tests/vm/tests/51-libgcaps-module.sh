@@ -5,7 +5,7 @@
 # JSON) shows exactly that: low pending, high running, the eligible set = high's TSG.
 # vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=180
 # vmtest-arch=x86_64 (libgcaps, gcapsctl and their Rust tests are built for the host, not cross-built for arm64 yet)
-. /vmtest/common.sh   # set -eu, fail, expect_error, field, f
+. /vmtest/common.sh   # set -eu, fail, expect_error, field, f, waitfor
 
 insmod /modules/gcaps.ko
 insmod /modules/gcaps_simgpu.ko
@@ -20,17 +20,16 @@ expect_error 1 "permission denied" runas 1000 env GCAPS_GPU_PRIORITY=50 gpu_segm
 libgcaps-device --ignored --test-threads=1 || fail "libgcaps device tests"
 
 # --- status with two clients: low (FIFO 10) in a long segment, high (FIFO 50, GPU 60) preempts
+# running <pid>: its segment is the running one (gcapsctl status)
+running() { gcapsctl status | awk -v p="$1" '$1 == p && $6 == "running" { ok = 1 } END { exit !ok }'; }
 gcapsctl run --priority 10 --cpu 0 -- gpu_segment 10000 >low.txt &
 low=$!
-sleep 0.5
-gcapsctl run --priority 50 --gpu-priority 60 --cpu 1 -- gpu_segment_rs 5000 >high.txt &
+waitfor "low never showed up running" running $low
+gcapsctl run --priority 50 --gpu-priority 60 --cpu 1 -- gpu_segment_rs 8000 >high.txt &
 high=$!
-# Wait (up to 20 s) until high's segment is open, then take both snapshots while it runs
-# (its 5 s of GPU work leave room for two gcapsctl runs on a loaded TCG VM).
-i=0
-until gcapsctl status | awk -v p=$high '$1 == p && $6 == "running" { ok = 1 } END { exit !ok }'; do
-  i=$((i + 1)); [ $i -lt 200 ] || fail "high never showed up running"; sleep 0.1
-done
+# Once high's segment is open, take both snapshots while it runs (its 8 s of GPU work leave
+# room for two gcapsctl runs on a loaded TCG VM).
+waitfor "high never showed up running" running $high
 gcapsctl status >table.txt
 gcapsctl status --format json >status.json
 # high prints its line after its segment ended: if it already has, the snapshots may be late

@@ -9,7 +9,7 @@
 # trace and for a reset, and may read the statistics.
 # vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=240
 # vmtest-arch=x86_64 (libgcaps, gcapsctl and their Rust tests are built for the host, not cross-built for arm64 yet)
-. /vmtest/common.sh   # set -eu, fail, expect_error, field, f, waitline
+. /vmtest/common.sh   # set -eu, fail, expect_error, field, f, waitfor, waitline
 
 insmod /modules/gcaps.ko trace_size=4096
 insmod /modules/gcaps_simgpu.ko
@@ -52,7 +52,8 @@ order=$(awk -v l=$low -v h=$high '$5 == l || $5 == h { if ($3 ~ /^(begin|end|pre
 
 # --follow streams events as they come (F: one more real-time segment while it follows)
 gcapsctl trace --follow --interval 20 >obs/follow.txt & fpid=$!
-sleep 1
+header() { grep -qs "^ *SEQ " obs/follow.txt; }
+waitfor "--follow printed no header" header
 gpuclient --prio 20 --work 5 --tag F --report >f.out
 fp=$(f f.out pid)
 i=0; until awk -v p=$fp '$5 == p && $3 == "end" { ok = 1 } END { exit !ok }' obs/follow.txt; do
