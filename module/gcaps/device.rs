@@ -413,26 +413,30 @@ impl State {
     }
 
     /// The file's last reference is gone: end the open segment and remove the client (if the
-    /// owner's exit has not done so). An update like a begin/end (raised to the ceiling if the
-    /// closing thread is real-time; a failed or interrupted raise only loses the ceiling), but
-    /// a dying closer never waits for the update lock: if the closing thread is exiting (its
-    /// exit closes its files, and no signal can end its waits any more) and the lock is owned
-    /// or waited for, or a fatal signal ends a live closer's (killable) wait, the removal is
-    /// handed over. Returns false then: the C side keeps the file's record (its client names
-    /// its pid reference) on the list [`State::apply_events`] drains: the next real-time
-    /// update, or the work item (kicked). Before, a killed process waited in its exit behind
+    /// owner's exit has not done so). An update like a begin/end: a real-time closer is raised
+    /// to the ceiling (a failed or interrupted raise only loses it) and waits its turn among
+    /// the updaters there (bounded, U1). Below the ceiling a dying closer never waits: if the
+    /// closing thread is exiting (its exit closes its files) it takes the lock only if nobody
+    /// owns it or waits for it. A live closer waits killably. If the lock is not taken (the
+    /// dying closer below the ceiling found it busy, or a fatal signal ended a live closer's
+    /// wait), the removal is handed over:
+    /// this returns false, and the C side keeps the file's record (its client names its pid
+    /// reference) on the list [`State::apply_events`] drains: the next real-time update, or
+    /// the work item (kicked). Before, a killed best-effort process waited in its exit behind
     /// every real-time updater (the hung-task detector reported such waits).
     fn release(&self, client: ClientRef) -> bool {
         let rt = glue::current_sched().classify().is_rt();
-        let _ceiling = if rt {
+        let ceiling = if rt {
             Ceiling::raise(&self.sched).ok()
         } else {
             None
         };
-        let locked = if glue::current_exiting() {
-            self.update.try_lock_free()
-        } else {
-            self.update.lock_killable().ok()
+        let locked = match (glue::current_exiting(), ceiling.is_some()) {
+            // Its turn among the updaters at the ceiling (on 5.10 an interruptible wait would
+            // end at once: the group's SIGKILL is still pending in the exit).
+            (true, true) => Some(self.update.lock()),
+            (true, false) => self.update.try_lock_free(),
+            (false, _) => self.update.lock_killable().ok(),
         };
         let Some(mut locked) = locked else {
             return false;
@@ -443,6 +447,8 @@ impl State {
             }
             c.release(env, client);
         });
+        drop(locked);
+        drop(ceiling);
         true
     }
 }
