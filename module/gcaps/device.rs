@@ -419,11 +419,11 @@ impl State {
     /// closing thread is exiting (its exit closes its files) it takes the lock only if nobody
     /// owns it or waits for it. A live closer waits killably. If the lock is not taken (the
     /// dying closer below the ceiling found it busy, or a fatal signal ended a live closer's
-    /// wait), the removal is handed over:
-    /// this returns false, and the C side keeps the file's record (its client names its pid
-    /// reference) on the list [`State::apply_events`] drains: the next real-time update, or
-    /// the work item (kicked). Before, a killed best-effort process waited in its exit behind
-    /// every real-time updater (the hung-task detector reported such waits).
+    /// wait), the removal is handed over: this returns false, and the C side keeps the file's
+    /// record (its client names its pid reference) on the list [`State::apply_events`]
+    /// drains: the next real-time update, or the work item (kicked). Before, a killed
+    /// best-effort process waited in its exit behind every real-time updater (the hung-task
+    /// detector reported such waits).
     fn release(&self, client: ClientRef) -> bool {
         let rt = glue::current_sched().classify().is_rt();
         let ceiling = if rt {

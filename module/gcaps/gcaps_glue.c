@@ -293,10 +293,7 @@ bool gcaps_glue_capable_admin(void)
 	return capable(CAP_SYS_ADMIN);
 }
 
-/*
- * Whether the calling thread is exiting: its files are closed by its exit, with no signal
- * pending any more (a fatal one was dequeued), so no wait of it can be interrupted.
- */
+/* Whether the calling thread is exiting (its exit closes its files). */
 bool gcaps_glue_current_exiting(void)
 {
 	return current->flags & PF_EXITING;
@@ -711,9 +708,9 @@ bool gcaps_glue_ev_take_recovered(void)
 	return xchg(&gcaps_ev_recovered, false);
 }
 
-/* A hint (no lock): is anything waiting in the table? */
 static bool gcaps_closed_pending(void);
 
+/* A hint (no lock): is anything waiting in the table, or a handed-over file? */
 bool gcaps_glue_ev_pending(void)
 {
 	return !bitmap_empty(gcaps_ev_dirty, GCAPS_BE_MAX_TSGS) || READ_ONCE(gcaps_ev_recovered) ||
@@ -938,10 +935,10 @@ struct gcaps_file {
 };
 
 /*
- * Files released while the update lock was taken by others and the closer could not wait (a
- * killed process: its wait is killable, see gcaps_rust_release()). Each keeps its pid
- * reference, which its client names, until the work item or the next real-time update has
- * removed the client under the update lock (gcaps_glue_closed_pop(), then _free()).
+ * Files whose release did not take the update lock (a dying closer below the ceiling found it
+ * busy, or a fatal signal ended a live closer's wait: see gcaps_rust_release()). Each keeps
+ * its pid reference, which its client names, until the work item or the next real-time update
+ * has removed the client under the update lock (gcaps_glue_closed_pop(), then _free()).
  */
 static LIST_HEAD(gcaps_closed);
 static DEFINE_SPINLOCK(gcaps_closed_lock);

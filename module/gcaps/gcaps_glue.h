@@ -48,8 +48,8 @@ int gcaps_rust_open(void *ctx, const struct gcaps_caller *caller, uintptr_t pid_
 		    struct gcaps_client_ref *client);
 /*
  * The file's last reference is gone. False: the client could not be removed now (the update
- * lock was taken and a signal ended the wait) and the file's record must be handed over with
- * gcaps_glue_closed_add(): the client names its pid reference.
+ * lock was not taken: see device.rs) and the caller keeps the file's record, whose pid
+ * reference the client names, on the handed-over list (gcaps_glue_closed_pop()).
  */
 bool gcaps_rust_release(void *ctx, struct gcaps_client_ref client);
 long gcaps_rust_ioctl(void *ctx, struct gcaps_client_ref client, unsigned int cmd,
