@@ -42,8 +42,10 @@ kill -USR1 $a
 in_submit() { grep -qs simgpu_submit_wait "/proc/$a/stack"; }
 waitfor "A's update did not reach its submit" in_submit
 
+# pstate <pid>: its state letter (/proc/<pid>/stat), "gone" once reaped
+pstate() { st=$(cat "/proc/$1/stat" 2>/dev/null) || { echo gone; return; }; st=${st##*) }; echo "${st%% *}"; }
 # exited <pid>: gone, or a zombie (its files were released before it became one)
-exited() { st=$(cat "/proc/$1/stat" 2>/dev/null) || return 0; st=${st##*) }; [ "${st%% *}" = Z ]; }
+exited() { case $(pstate "$1") in gone|Z) ;; *) return 1 ;; esac; }
 # B is killed inside A's update: it exits while A is still in its submit
 kill -9 $b
 b_exited() {
@@ -55,8 +57,7 @@ echo "B exited while A's update held the lock (in its submit)"
 # K is killed inside A's update: it waits for the update lock, at the ceiling
 kill -9 $k
 # waits <pid>: asleep (D) in gcaps's release
-waits() { st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1; st=${st##*) }
-  [ "${st%% *}" = D ] && grep -qs gcaps_rust_release "/proc/$1/stack"; }
+waits() { [ "$(pstate "$1")" = D ] && grep -qs gcaps_rust_release "/proc/$1/stack"; }
 waitfor "K does not wait in its release" waits $k
 in_submit || fail "A's update left its submit before K waited in its release"
 grep -q "^STARTED" a.out && fail "A's begin returned while its submit was pending"
