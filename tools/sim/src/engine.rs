@@ -233,6 +233,8 @@ struct TaskRt {
     next_release: Time,
     explicit: Option<(Vec<Time>, usize)>,
     rng: ChaCha8Rng,
+    /// Draws of this task's update durations (`Exec::Random`).
+    update_rng: ChaCha8Rng,
     /// The policy client and the CPU class it begins its segments with.
     client: Option<(ClientId, Segment)>,
     /// Eligible set decided by this task's update, applied when the update ends.
@@ -359,6 +361,7 @@ impl<'m> Sim<'m> {
                 next_release,
                 explicit,
                 rng: sc.task_rng(i),
+                update_rng: sc.update_rng(i),
                 client,
                 pending_runlist: None,
                 span: None,
@@ -614,9 +617,11 @@ impl<'m> Sim<'m> {
     }
 
     /// Task `i` takes the runlist lock: the policy decision happens now, the update holds
-    /// the lock for epsilon at the ceiling.
+    /// the lock at the ceiling for epsilon if it submits (the decision changed) and for
+    /// `epsilon_fast` if it cannot (D20); with `Exec::Random` for a draw below that bound.
     fn acquire(&mut self, i: usize) {
         self.lock_holder = Some(i);
+        let mut bound = self.m.epsilon;
         let step = self.t[i].steps[self.t[i].pc];
         if let (Some(p), Some((id, segment))) = (self.policy.as_mut(), self.t[i].client) {
             let out = match step {
@@ -629,6 +634,7 @@ impl<'m> Sim<'m> {
             self.t[i].pending_runlist = if out.changed {
                 Some(Box::new(*p.eligible()))
             } else {
+                bound = self.m.epsilon_fast;
                 None
             };
             match (self.cfg.boost, self.cfg.boost_timing) {
@@ -638,7 +644,8 @@ impl<'m> Sim<'m> {
             }
         }
         self.set_phase(i, Phase::Hold);
-        self.t[i].remaining = self.m.epsilon;
+        let tr = &mut self.t[i];
+        tr.remaining = scale(self.sc.exec, bound, &mut tr.update_rng);
     }
 
     /// The update of task `i` ends: runlist to the hardware (and the boost, U8), lock to

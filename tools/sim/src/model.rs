@@ -73,6 +73,9 @@ pub struct SimModel {
     pub cpus: u32,
     /// Runlist update bound epsilon (U1).
     pub epsilon: Time,
+    /// Bound of an update that cannot submit (D20; `epsilon` unless the file sets
+    /// `epsilon_fast`).
+    pub epsilon_fast: Time,
     /// TSG context-switch overhead theta.
     pub theta: Time,
     /// TSG time slice L.
@@ -123,6 +126,7 @@ impl SimModel {
         Ok(SimModel {
             cpus: ts.platform.cpus,
             epsilon: ts.platform.epsilon,
+            epsilon_fast: ts.platform.eps_fast(),
             theta: ts.platform.theta,
             timeslice: ts.platform.timeslice.max(1),
             tasks,

@@ -102,6 +102,12 @@ impl Scenario {
     pub(crate) fn task_rng(&self, i: usize) -> ChaCha8Rng {
         ChaCha8Rng::seed_from_u64(derive_seed(self.seed, &[i as u64]))
     }
+
+    /// The random stream of task `i`'s update durations (its own stream, so that the
+    /// job's draws do not depend on how many updates ran).
+    pub(crate) fn update_rng(&self, i: usize) -> ChaCha8Rng {
+        ChaCha8Rng::seed_from_u64(derive_seed(self.seed, &[i as u64, 0x0bda7e]))
+    }
 }
 
 /// Scales a WCET by the execution choice.

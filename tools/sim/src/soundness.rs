@@ -153,13 +153,21 @@ pub fn points() -> Vec<Point> {
             ..base.clone()
         },
     });
+    let table3 = GenParams {
+        util_per_cpu: Range::fixed(0.3),
+        period: Range::new(30 * NS_PER_MS, 300 * NS_PER_MS),
+        ..GenParams::default()
+    };
+    v.push(Point {
+        name: "table3-u0.3-fast",
+        params: GenParams {
+            epsilon_fast: Some(50_000),
+            ..table3.clone()
+        },
+    });
     v.push(Point {
         name: "table3-u0.3",
-        params: GenParams {
-            util_per_cpu: Range::fixed(0.3),
-            period: Range::new(30 * NS_PER_MS, 300 * NS_PER_MS),
-            ..GenParams::default()
-        },
+        params: table3,
     });
     v
 }
@@ -204,6 +212,13 @@ pub fn stress_points() -> Vec<Point> {
                 epsilon: 1_000_000,
                 theta: 200_000,
                 gpu_segments: Range::new(1, 2),
+                ..base.clone()
+            },
+        },
+        Point {
+            name: "gpu-all-2cpu-fast",
+            params: GenParams {
+                epsilon_fast: Some(10_000),
                 ..base.clone()
             },
         },

@@ -38,6 +38,7 @@ fn model(cpus: u32, eps: u64, theta: u64, slice: u64, tasks: Vec<SimTask>) -> Si
     SimModel {
         cpus,
         epsilon: eps * U,
+        epsilon_fast: eps * U,
         theta: theta * U,
         timeslice: slice * U,
         tasks,
@@ -466,4 +467,35 @@ fn gcaps_winner_keeps_the_gpu_through_submission_gaps() {
         &[0, 0],
     );
     assert_eq!(responses(&r), vec![900, 1300]);
+}
+
+/// An update that cannot submit holds the lock for `epsilon_fast` (D20), one that submits
+/// for epsilon. epsilon = 10, epsilon_fast = 2, theta 0.
+/// H (core 0, prio 10, G^e 5) at 0: begin update 0-10 (submits {H}), GPU 10-15.
+/// L (core 1, prio 5, G^e 20) at 1: its begin request waits for H's update; granted at 10
+/// it stays pending (H outranks it), so nothing is submitted: 10-12.
+/// H's end request at 15 finds the lock free: 15-25, runlist {L}; H's response 25.
+/// L on the GPU 25-45, end update 45-55: L's response 54.
+/// With epsilon_fast = epsilon, L's update holds the lock 10-20 and H's end waits for it:
+/// H 30, L 59.
+#[test]
+fn an_update_that_cannot_submit_holds_the_lock_for_epsilon_fast() {
+    let mut m = model(
+        2,
+        10,
+        0,
+        1_000,
+        vec![
+            task("H", 0, Some(10), vec![gpu(0, 5, 1)]),
+            task("L", 1, Some(5), vec![gpu(0, 20, 1)]),
+        ],
+    );
+    for policy in [GpuPolicy::Gcaps, GpuPolicy::GcapsBoost] {
+        for mode in [WaitMode::Busy, WaitMode::Suspend] {
+            m.epsilon_fast = 2 * U;
+            assert_eq!(resp(&m, policy, mode, &[0, 1]), vec![250, 540]);
+            m.epsilon_fast = m.epsilon;
+            assert_eq!(resp(&m, policy, mode, &[0, 1]), vec![300, 590]);
+        }
+    }
 }

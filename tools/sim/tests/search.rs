@@ -48,3 +48,30 @@ fn witness_replays_its_maximum_and_search_dominates_synchronous() {
         }
     }
 }
+
+/// Update durations: every update holds the lock for epsilon (or `epsilon_fast`, which the
+/// generated set leaves at epsilon) when execution times are the WCETs, and for a draw in
+/// `[min, bound]` in a random scenario.
+#[test]
+fn random_scenarios_draw_update_durations_below_epsilon() {
+    use gcaps_sim::trace::CpuKind;
+    use gcaps_sim::{GpuPolicy, WaitMode};
+    let m = model(3);
+    let updates = |sc: &Scenario| -> Vec<u64> {
+        let mut cfg = Config::new(GpuPolicy::Gcaps, WaitMode::Suspend, 1_000 * NS_PER_MS);
+        cfg.record = true;
+        let r = run(&m, &cfg, sc).expect("runs");
+        let tr = r.trace.expect("recorded");
+        tr.cpu
+            .iter()
+            .filter(|s| s.kind == CpuKind::Update)
+            .map(|s| s.end - s.start)
+            .collect()
+    };
+    let wcet = updates(&Scenario::synchronous(m.tasks.len()));
+    assert!(!wcet.is_empty());
+    assert!(wcet.iter().all(|&d| d == m.epsilon), "{wcet:?}");
+    let random = updates(&Scenario::random(&m, 7));
+    assert!(random.iter().all(|&d| d <= m.epsilon && 2 * d >= m.epsilon));
+    assert!(random.iter().any(|&d| d < m.epsilon), "{random:?}");
+}
