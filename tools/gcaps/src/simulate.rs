@@ -6,8 +6,8 @@ use crate::analyze::{InputFormat, OutputFormat};
 use gcaps_sim::input::{parse, parse_release_flag, scenario_toml, SimInput};
 use gcaps_sim::search::{explore, Search};
 use gcaps_sim::soundness::{
-    analysis_bounds, check_set_timed, default_search, mode_name, model_for, point_taskset, points,
-    policy_name, stress_points, Violation, PAIRS,
+    analysis_bounds, check_set_timed, default_search, fig8_points, mode_name, model_for,
+    point_taskset, points, policy_name, stress_points, Violation, PAIRS,
 };
 use gcaps_sim::{
     run, BoostTiming, Config, Exec, GpuPolicy, LockOrder, MiscSplit, RunResult, Scenario, SimModel,
@@ -70,6 +70,8 @@ enum PointsArg {
     Default,
     /// GPU-heavy points (`stress_points`): many segments per core.
     Stress,
+    /// Six Fig. 8 points at Table 3 defaults (`fig8_points`), where gcaps-boost accepts most.
+    Fig8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -801,6 +803,7 @@ pub fn run_soundness(args: SoundnessArgs) -> ExitCode {
     let pts = match args.points {
         PointsArg::Default => points(),
         PointsArg::Stress => stress_points(),
+        PointsArg::Fig8 => fig8_points(),
     };
     let start = Instant::now();
     type SetOut = Result<

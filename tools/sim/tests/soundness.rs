@@ -2,10 +2,12 @@
 //! see docs/simulator.md): tasksets the analysis accepts never show a simulated response
 //! above their bound, under every policy/mode pair (tsg-rr, gcaps and gcaps-boost, busy and
 //! suspend), with the update-path model's FIFO order (U3) and with CPU-priority order (the
-//! lock model of the analysis before U3); and a few sets of the GPU-heavy stress points.
+//! lock model of the analysis before U3); and a few sets of the GPU-heavy stress points and
+//! of the Fig. 8 points.
 
 use gcaps_sim::soundness::{
-    check_set, default_search, point_taskset, points, stress_points, PairOutcome, PAIRS,
+    check_set, default_search, fig8_points, point_taskset, points, stress_points, PairOutcome,
+    PAIRS,
 };
 use gcaps_sim::LockOrder;
 
@@ -78,6 +80,20 @@ fn stress_points_never_exceed_their_bounds() {
         for index in 0..5 {
             let ts = point_taskset(&p, 2, index).expect("valid point");
             let search = default_search(&ts, index, 16);
+            let out = check_set(&ts, LockOrder::Fifo, &search).expect("simulates");
+            tally.add(p.name, index, LockOrder::Fifo, &out, true);
+        }
+    }
+    tally.assert_sound();
+}
+
+#[test]
+fn fig8_points_never_exceed_their_bounds() {
+    let mut tally = Tally::new();
+    for p in fig8_points() {
+        for index in 0..4 {
+            let ts = point_taskset(&p, 3, index).expect("valid point");
+            let search = default_search(&ts, index, 8);
             let out = check_set(&ts, LockOrder::Fifo, &search).expect("simulates");
             tally.add(p.name, index, LockOrder::Fifo, &out, true);
         }
