@@ -117,10 +117,10 @@ fn local_lower_set() -> Vec<Task> {
 
 #[test]
 fn d18_boosted_lower_segments_per_interval_without_an_open_segment() {
-    // Guards D18's count. Checked to fail on: 1 + eta_i -> 1 interval
-    // (busy 15.5 -> 10.6); busy charging only G^m (15.5 -> 7.9); the end
-    // update's eps dropped (busy 15.5 -> 15.1); suspend charging the whole
-    // segment (8.1 -> 15.7).
+    // Guards D18's count. Checked to fail on (before the hand-over spin):
+    // 1 + eta_i -> 1 interval (busy 15.5 -> 10.6); busy charging only G^m
+    // (15.5 -> 7.9); the end update's eps dropped (busy 15.5 -> 15.1);
+    // suspend charging the whole segment (8.1 -> 15.7).
     //
     // A: C 2 + G^m 0.5 + G^e 2 = 4.5, own updates 0.2; lock waits (D13):
     // both other updaters queue ahead of each request, 2 * 0.2 = 0.4.
@@ -132,11 +132,21 @@ fn d18_boosted_lower_segments_per_interval_without_an_open_segment() {
     //   busy: longest G^m + G^e + eps: M 3.4 + 0.1, L 1.3 + 0.1:
     //     2 * (3.5 + 1.4) = 9.8;
     //   suspend: longest G^m + eps: M 0.6 + 0.1, L 0.3 + 0.1: 2 * 1.1 = 2.2.
-    // Busy: 4.5 + 0.2 + 0.4 + 0.6 + 9.8 = 15.5.
     // Suspend: 4.5 + 0.2 + 0.4 + 0.8 + 2.2 = 8.1.
+    // Busy adds the hand-over spin (D18): M's end updates can make L's
+    // pending segment the running one (L is below M on the GPU), boosting
+    // L up to eps before its TSG runs: eta_M * eps = 0.2 per job of M. That
+    // term needs R_M, which the single pass does not have yet, so it assumes
+    // D_M and the least fixed point of D11 follows, with every task's latest
+    // value at hand: D18 then takes the window where it is smaller (M: one
+    // job, its boosted segments 3.5 + 1.7 = 5.2 < the count 7; L: 1.4 <
+    // 2.8), and D21 caps L's ceiling updates at its two per job (0.2 <
+    // 3 * 0.1): D14 0.3 + 0.2 = 0.5.
+    // Busy: 4.5 + 0.2 + 0.4 + 0.5 + 5.2 + 1.4 + 0.2 = 12.4 (15.5 by the
+    // count before the hand-over spin).
     // Plain GCAPS has no D18: 5.7 busy, 5.9 suspend.
     let t = ts(0.1, local_lower_set());
-    assert_eq!(wcrt(&t, BOOST, BUSY, "A"), Some(ms(15.5)));
+    assert_eq!(wcrt(&t, BOOST, BUSY, "A"), Some(ms(12.4)));
     assert_eq!(wcrt(&t, BOOST, SUSPEND, "A"), Some(ms(8.1)));
     assert_eq!(wcrt(&t, PLAIN, BUSY, "A"), Some(ms(5.7)));
     assert_eq!(wcrt(&t, PLAIN, SUSPEND, "A"), Some(ms(5.9)));
@@ -191,13 +201,44 @@ fn d18_window_cap_when_the_lower_bound_is_known() {
     // are also capped by its updates in A's window, two per job: busy
     // min(3 * 0.1, 0.2), suspend min(4 * 0.1, 0.2): 0.1 and 0.2 less than
     // above: busy 12.7, suspend 7.8. (M has four updates per job: no cap.)
+    // The hand-over spin (D18, busy): M's two ends can hand over to L (0.2
+    // per job of M), G's end to M or L (0.1 per job of G), L's to nobody
+    // (M outranks L on the GPU); one job each in A's window: busy 13.0.
     let mut tasks = local_lower_set();
     let mut g = task("G", 2, 1, 1000.0, vec![gpu(0.0, 0.1)]);
     g.gpu_priority = Some(9);
     tasks.push(g);
     let t = ts(0.1, tasks);
-    assert_eq!(wcrt(&t, BOOST, BUSY, "A"), Some(ms(12.7)));
+    assert_eq!(wcrt(&t, BOOST, BUSY, "A"), Some(ms(13.0)));
     assert_eq!(wcrt(&t, BOOST, SUSPEND, "A"), Some(ms(7.8)));
+}
+
+#[test]
+fn d18_handover_spin_of_a_busy_lower_owner() {
+    // Guards D18's hand-over spin (busy). Checked to fail on: the term
+    // dropped (busy 7.5 -> 6.5); charged in suspend mode too (4.5 -> 5.5);
+    // the hand-over counted for the lower task's own ends (C of
+    // d18_cpu_only_task_has_one_interval 6.5 -> 6.6).
+    // The set of tools/sim/tests/regressions/boost-handover-update-busy.toml:
+    // H (core 0, prio 9, CPU 2.5), L (core 0, prio 1, one segment (0, 2)),
+    // R (core 1, prio 8, one segment (0, 3)); eps = 1.
+    // D14: L once at H's release: 1. D18: one boosted segment of L: busy
+    // G^e 2 + eps = 3, suspend 0 + eps = 1. Hand-over spin: R's end can
+    // make L's pending segment the running one and boost L before its TSG
+    // runs (U8 allows the boost at the decision): eps per segment of R,
+    // one job in H's window: 1.
+    // Busy 2.5 + 1 + 3 + 1 = 7.5 (the simulator shows 7.3 with the boost at
+    // the decision); suspend 2.5 + 1 + 1 = 4.5.
+    let t = ts(
+        1.0,
+        vec![
+            task("H", 0, 9, 100.0, vec![cpu(2.5)]),
+            task("L", 0, 1, 100.0, vec![gpu(0.0, 2.0)]),
+            task("R", 1, 8, 100.0, vec![gpu(0.0, 3.0)]),
+        ],
+    );
+    assert_eq!(wcrt(&t, BOOST, BUSY, "H"), Some(ms(7.5)));
+    assert_eq!(wcrt(&t, BOOST, SUSPEND, "H"), Some(ms(4.5)));
 }
 
 #[test]

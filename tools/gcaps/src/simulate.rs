@@ -47,12 +47,12 @@ enum LockArg {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum BoostTimingArg {
-    /// Boost and unboost at the end of the update, with the runlist (U8, the model).
+    /// Boost and unboost at the end of the update, with the runlist (what gcaps.ko does).
     AtEnd,
     /// Unboost at the decision, boost at the end (also within U8).
     UnboostAtDecision,
-    /// Both at the decision, before the submit (outside U8; for the finding
-    /// tests/regressions/boost-handover-update-busy.toml).
+    /// Both at the decision, before the submit (also within U8: D18's hand-over spin; the
+    /// finding tests/regressions/boost-handover-update-busy.toml).
     AtDecision,
 }
 
@@ -855,7 +855,7 @@ pub fn run_soundness(args: SoundnessArgs) -> ExitCode {
         match args.boost_timing {
             BoostTimingArg::AtEnd => "",
             BoostTimingArg::UnboostAtDecision => " (gcaps-boost: unboost at the decision)",
-            BoostTimingArg::AtDecision => " (gcaps-boost: boost at the decision, outside U8)",
+            BoostTimingArg::AtDecision => " (gcaps-boost: boost at the decision)",
         }
     );
     let mut total_viol = 0u64;

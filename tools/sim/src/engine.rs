@@ -84,15 +84,16 @@ pub enum LockOrder {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum BoostTiming {
     /// Both at the end of the update, with the runlist reaching the GPU: the new owner is
-    /// boosted no earlier than its TSGs get the GPU, the old one unboosted no later than
-    /// they lose it (U8 of `docs/analysis.md`, the model the analysis bounds).
+    /// boosted when its TSGs get the GPU, the old one unboosted when they lose it (what
+    /// gcaps.ko does; U8 of `docs/analysis.md`).
     #[default]
     AtEnd,
-    /// The old owner is unboosted at the decision, the new one boosted at the end (also
-    /// within U8).
+    /// The old owner is unboosted at the decision, the new one boosted at the end (within
+    /// U8).
     UnboostAtDecision,
-    /// Both at the decision, before the submit (outside U8: the new owner may busy-wait at
-    /// `boost_prio` for the rest of the update before its TSGs are eligible).
+    /// Both at the decision, before the submit (within U8: the new owner may busy-wait at
+    /// `boost_prio` for the rest of the update before its TSGs are eligible, which D18's
+    /// hand-over spin charges).
     AtDecision,
 }
 

@@ -133,6 +133,7 @@ pub(super) fn build(
     }
     if ctx.boost() {
         own = own.saturating_add(boosted_lower(ctx, view, i, terms));
+        handover_spin(ctx, view, i, terms, deps);
     }
     own
 }
@@ -396,4 +397,34 @@ fn boosted_lower(ctx: &Ctx, view: &View, i: usize, terms: &mut Vec<Term>) -> Tim
         }
     }
     fixed
+}
+
+/// gcaps-boost, busy-waiting (D18, the hand-over spin): an update of
+/// another task that makes a pending lower segment `l` of tau_i's core the
+/// running one may boost l before l's TSGs run (at its decision; U8 allows
+/// it), and l then spins at 98 on tau_i's core for the rest of that
+/// update, at most eps. Such an update is the end of the running segment,
+/// which ranked at least l's on the GPU (it ran while l was open), of a
+/// task other than tau_i (tau_i has no open segment while l runs
+/// boosted) and other than l: eps per segment of every such task in
+/// tau_i's window. l's own begin makes it the winner at the ceiling, and
+/// self-suspending owners sleep until their work runs: nothing more.
+fn handover_spin(ctx: &Ctx, view: &View, i: usize, terms: &mut Vec<Term>, deps: &mut Deps) {
+    if ctx.mode != WaitMode::Busy {
+        return;
+    }
+    let pi = &ctx.p[i];
+    let lower = |l: usize| {
+        let pl = &ctx.p[l];
+        pl.rt && pl.gpu() && pl.cpu == pi.cpu && pl.prio < pi.prio
+    };
+    for (h, ph) in ctx.p.iter().enumerate() {
+        let hands_over =
+            (0..ctx.p.len()).any(|l| l != h && lower(l) && view.gprio[l] <= view.gprio[h]);
+        if h == i || !(ph.rt && ph.gpu()) || !hands_over {
+            continue;
+        }
+        let r = view.resp(ctx, h, deps);
+        terms.push(term(ph.period, r, ctx.eps.saturating_mul(ph.eta), true));
+    }
 }
