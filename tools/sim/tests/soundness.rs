@@ -7,7 +7,7 @@
 
 use gcaps_sim::soundness::{
     check_set, default_search, fig8_points, point_taskset, points, stress_points, PairOutcome,
-    PAIRS,
+    Point, PAIRS,
 };
 use gcaps_sim::LockOrder;
 
@@ -55,48 +55,43 @@ impl Tally {
     }
 }
 
-#[test]
-fn accepted_sets_never_exceed_their_bounds() {
+/// Checks `sets` tasksets of every point (taskset seed `seed`, `runs` adversarial runs
+/// each) under every lock order in `locks`; a set's acceptances count once (first order).
+fn check_points(points: Vec<Point>, seed: u64, sets: u64, runs: u32, locks: &[LockOrder]) -> Tally {
     let mut tally = Tally::new();
-    for p in points() {
-        for index in 0..10 {
-            let ts = point_taskset(&p, 1, index).expect("valid point");
-            let search = default_search(&ts, index, 16);
-            // The update-path model (U3: FIFO) and the lock order the analysis assumed
-            // before U3 (CPU-priority order).
-            for lock in [LockOrder::Fifo, LockOrder::CpuPriority] {
+    for p in points {
+        for index in 0..sets {
+            let ts = point_taskset(&p, seed, index).expect("valid point");
+            let search = default_search(&ts, index, runs);
+            for (k, &lock) in locks.iter().enumerate() {
                 let out = check_set(&ts, lock, &search).expect("simulates");
-                tally.add(p.name, index, lock, &out, lock == LockOrder::Fifo);
+                tally.add(p.name, index, lock, &out, k == 0);
             }
         }
     }
-    tally.assert_sound();
+    tally
+}
+
+#[test]
+fn accepted_sets_never_exceed_their_bounds() {
+    // The update-path model (U3: FIFO) and the lock order the analysis assumed before U3
+    // (CPU-priority order).
+    check_points(
+        points(),
+        1,
+        10,
+        16,
+        &[LockOrder::Fifo, LockOrder::CpuPriority],
+    )
+    .assert_sound();
 }
 
 #[test]
 fn stress_points_never_exceed_their_bounds() {
-    let mut tally = Tally::new();
-    for p in stress_points() {
-        for index in 0..5 {
-            let ts = point_taskset(&p, 2, index).expect("valid point");
-            let search = default_search(&ts, index, 16);
-            let out = check_set(&ts, LockOrder::Fifo, &search).expect("simulates");
-            tally.add(p.name, index, LockOrder::Fifo, &out, true);
-        }
-    }
-    tally.assert_sound();
+    check_points(stress_points(), 2, 5, 16, &[LockOrder::Fifo]).assert_sound();
 }
 
 #[test]
 fn fig8_points_never_exceed_their_bounds() {
-    let mut tally = Tally::new();
-    for p in fig8_points() {
-        for index in 0..4 {
-            let ts = point_taskset(&p, 3, index).expect("valid point");
-            let search = default_search(&ts, index, 8);
-            let out = check_set(&ts, LockOrder::Fifo, &search).expect("simulates");
-            tally.add(p.name, index, LockOrder::Fifo, &out, true);
-        }
-    }
-    tally.assert_sound();
+    check_points(fig8_points(), 3, 4, 8, &[LockOrder::Fifo]).assert_sound();
 }
