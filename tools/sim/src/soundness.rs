@@ -8,6 +8,7 @@ use crate::engine::{BoostTiming, Config, GpuPolicy, LockOrder, WaitMode};
 use crate::model::{SimModel, Time, NS_PER_MS};
 use crate::scenario::Scenario;
 use crate::search::{explore, Observed, Search};
+use gcaps_analysis::experiment::Param;
 use gcaps_analysis::generate::{derive_seed, generate, GenParams, Range};
 use gcaps_analysis::model::Taskset;
 
@@ -234,25 +235,22 @@ pub fn stress_points() -> Vec<Point> {
 
 /// The Fig. 8 points (`gcaps soundness --points fig8`) where gcaps-boost accepts most of
 /// the generated sets: Table 3 defaults (`GenParams::default`, periods up to 500 ms) with one
-/// parameter swept as `gcaps experiment` sweeps it (`experiment::sweeps`), so the check
+/// parameter set as `gcaps experiment` sets it (`experiment::Param::apply`), so the check
 /// runs on the distributions of the schedulability figures themselves.
 pub fn fig8_points() -> Vec<Point> {
-    const AT: [(&str, &str, f64); 6] = [
-        ("fig8a-2-tasks-per-cpu", "tasks-per-cpu", 2.0),
-        ("fig8c-2-cpus", "cpus", 2.0),
-        ("fig8b-util-0.3", "util-per-cpu", 0.3),
-        ("fig8d-20pct-gpu-tasks", "gpu-task-ratio", 20.0),
-        ("fig8f-50pct-best-effort", "best-effort-ratio", 50.0),
-        ("fig8f-80pct-best-effort", "best-effort-ratio", 80.0),
+    const AT: [(&str, Param, f64); 6] = [
+        ("fig8a-2-tasks-per-cpu", Param::TasksPerCpu, 2.0),
+        ("fig8c-2-cpus", Param::Cpus, 2.0),
+        ("fig8b-util-0.3", Param::UtilPerCpu, 0.3),
+        ("fig8d-20pct-gpu-tasks", Param::GpuTaskRatio, 20.0),
+        ("fig8f-50pct-best-effort", Param::BestEffortRatio, 50.0),
+        ("fig8f-80pct-best-effort", Param::BestEffortRatio, 80.0),
     ];
-    let sweeps = gcaps_analysis::experiment::sweeps();
     AT.iter()
-        .filter_map(|&(name, sweep, x)| {
-            let sw = sweeps.iter().find(|s| s.name == sweep)?;
-            Some(Point {
-                name,
-                params: sw.params_at(&GenParams::default(), x),
-            })
+        .map(|&(name, param, x)| {
+            let mut params = GenParams::default();
+            param.apply(&mut params, x);
+            Point { name, params }
         })
         .collect()
 }

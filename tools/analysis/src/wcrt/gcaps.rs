@@ -367,6 +367,13 @@ fn boosted_cpu(ctx: &Ctx, l: usize) -> (Time, Time) {
     )
 }
 
+/// gcaps-boost (D18): `l` is a real-time GPU task of tau_i's core below it,
+/// which can run boosted while tau_i is ready.
+fn is_boostable_lower(ctx: &Ctx, i: usize, l: usize) -> bool {
+    let (pi, pl) = (&ctx.p[i], &ctx.p[l]);
+    pl.rt && pl.gpu() && pl.cpu == pi.cpu && pl.prio < pi.prio
+}
+
 /// gcaps-boost (D18): the boosted segments of lower-priority GPU tasks of
 /// tau_i's core. A lower `l` runs while tau_i is ready only boosted, i.e.
 /// while its segment is the running one, which cannot happen while tau_i
@@ -382,7 +389,7 @@ fn boosted_lower(ctx: &Ctx, view: &View, i: usize, terms: &mut Vec<Term>) -> Tim
     let intervals = 1 + pi.eta;
     let mut fixed: Time = 0;
     for (l, pl) in ctx.p.iter().enumerate() {
-        if !(pl.rt && pl.gpu() && pl.cpu == pi.cpu && pl.prio < pi.prio) {
+        if !is_boostable_lower(ctx, i, l) {
             continue;
         }
         let (one, per_job) = boosted_cpu(ctx, l);
@@ -413,14 +420,9 @@ fn handover_spin(ctx: &Ctx, view: &View, i: usize, terms: &mut Vec<Term>, deps: 
     if ctx.mode != WaitMode::Busy {
         return;
     }
-    let pi = &ctx.p[i];
-    let lower = |l: usize| {
-        let pl = &ctx.p[l];
-        pl.rt && pl.gpu() && pl.cpu == pi.cpu && pl.prio < pi.prio
-    };
     for (h, ph) in ctx.p.iter().enumerate() {
-        let hands_over =
-            (0..ctx.p.len()).any(|l| l != h && lower(l) && view.gprio[l] <= view.gprio[h]);
+        let hands_over = (0..ctx.p.len())
+            .any(|l| l != h && is_boostable_lower(ctx, i, l) && view.gprio[l] <= view.gprio[h]);
         if h == i || !(ph.rt && ph.gpu()) || !hands_over {
             continue;
         }
