@@ -3,7 +3,9 @@
 # UAPI header (include/linux/gcaps.h) and gcapsctl, under $DESTDIR$PREFIX.
 #   libgcaps/install.sh install|uninstall
 # Environment: PREFIX (default /usr/local), DESTDIR (default empty), LIBDIR, INCLUDEDIR,
-# BINDIR (defaults under PREFIX), CARGO_TARGET_DIR (default target).
+# BINDIR (defaults under PREFIX), CARGO_TARGET_DIR (default target), CARGO_BUILD_TARGET (a
+# cross target, e.g. aarch64-unknown-linux-gnu; its linker and C compiler from cargo's own
+# CARGO_TARGET_<TRIPLE>_LINKER and CC_<triple>).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 action=${1:-}
@@ -27,7 +29,7 @@ files=(
 
 case "$action" in
   install)
-    target=${CARGO_TARGET_DIR:-target}/release
+    target=${CARGO_TARGET_DIR:-target}/${CARGO_BUILD_TARGET:+$CARGO_BUILD_TARGET/}release
     cargo build --release --locked -p gcaps-capi -p gcapsctl
     d=$DESTDIR
     install -d "$d$LIBDIR/pkgconfig" "$d$INCLUDEDIR/linux" "$d$BINDIR"

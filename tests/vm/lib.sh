@@ -31,6 +31,11 @@ DEBIAN_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 BUSYBOX_ARM64_VERSION=1:1.35.0-4+deb12u1+b1
 BUSYBOX_ARM64_SUITE=bookworm
 BUSYBOX_ARM64=$KCACHE/tools/busybox-arm64-${BUSYBOX_ARM64_VERSION#*:}/busybox
+# The Rust userspace (libgcaps, gcapsctl, their tests) for the arm64 VM: cross-built by cargo for
+# this target (rustup's std for it, setup.sh), linked by aarch64-linux-gnu-gcc against the cross
+# libc in CROSS_SYSROOT (libc6-dev-arm64-cross), whose shared libraries go into the initramfs.
+RUST_TARGET_ARM64=aarch64-unknown-linux-gnu
+CROSS_SYSROOT=/usr/aarch64-linux-gnu
 
 # Target architecture of the VM: x86_64 (every variant) or arm64 (debug: Linux 6.12 + Rust with
 # clang-14; debug510: cross gcc), booted in qemu-system-aarch64 -M virt.

@@ -52,11 +52,9 @@ for c in "$VM_DIR"/progs/*.c; do
 done
 if [ -n "${VM_TESTS:-}" ]; then read -r -a tests <<<"$VM_TESTS"; else tests=("$VM_DIR"/tests/*); fi
 # Tests this kernel cannot run are skipped, and listed as SKIP in the report (never as passed):
-#  - "vmtest-arch=<arch>[,<arch>...]" in the source: runs only on those VM_ARCHs (tests 50-53
-#    need the host-built Rust userspace, x86_64 only for now);
-#  - on kernels without Rust (debug510) a test that loads a Rust-only test fixture
-#    (/modules/vmfixture.ko in its source, or in the shell library it sources:
-#    vmtest-needs=gpu-lib|common-lib). Any other module missing is a build bug: the run fails.
+# on kernels without Rust (debug510) a test that loads a Rust-only test fixture
+# (/modules/vmfixture.ko in its source, or in the shell library it sources:
+# vmtest-needs=gpu-lib|common-lib). Any other module missing is a build bug: the run fails.
 : >"$work/tests.list"; : >"$work/timeouts"; : >"$work/skipped"
 for t in "${tests[@]}"; do
   [ -f "$t" ] || die "no such test: $t"
@@ -64,10 +62,6 @@ for t in "${tests[@]}"; do
   [[ "$b" =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || die "test file name '$b' must be letters, digits, '.', '_', '-'"
   { grep -qxF "$tname" "$work/tests.list" || cut -f1 "$work/skipped" | grep -qxF "$tname"; } \
     && die "duplicate test name $tname"
-  arches=$(grep -a -o 'vmtest-arch=[a-z0-9_,]*' "$t" | head -n 1 | cut -d= -f2 || true)
-  if [ -n "$arches" ] && [[ ",$arches," != *",$VM_ARCH,"* ]]; then
-    printf '%s\tvmtest-arch=%s, VM_ARCH=%s\n' "$tname" "$arches" "$VM_ARCH" >>"$work/skipped"; continue
-  fi
   if ! variant_rust "$variant"; then
     srcs=("$t")
     grep -aq 'vmtest-needs=gpu-lib' "$t" && srcs+=("$VM_DIR/lib/gpu.sh" "$VM_DIR/lib/common.sh")

@@ -134,9 +134,13 @@ if [ "$VM_ARCH" = arm64 ] && [ ! -x "$BUSYBOX_ARM64" ]; then
   mv "$tmp/bin/busybox" "$BUSYBOX_ARM64"; rm -rf "$tmp"
 fi
 
-# Host B of gcaps.ko (module/gcaps/object.sh): rustup's freestanding targets and rust-src.
+# rustup's targets: the freestanding ones and rust-src for host B of gcaps.ko
+# (module/gcaps/object.sh); for VM_ARCH=arm64 also arm64 Linux's std, for the VM's Rust
+# userspace (initramfs-hooks/50-libgcaps.sh).
 if command -v rustup >/dev/null; then
-  for t in x86_64-unknown-none aarch64-unknown-none-softfloat; do
+  targets=(x86_64-unknown-none aarch64-unknown-none-softfloat)
+  [ "$VM_ARCH" = arm64 ] && targets+=("$RUST_TARGET_ARM64")
+  for t in "${targets[@]}"; do
     rustup target list --installed | grep -qx "$t" || { log "rustup target add $t"; rustup target add "$t" >/dev/null; }
   done
   rustup component list --installed | grep -q '^rust-src' || { log "rustup component add rust-src"; rustup component add rust-src >/dev/null; }

@@ -7,12 +7,36 @@
 #   /bin/gpu_segment_rs    the Rust example
 #   /bin/libgcaps-device   libgcaps's device tests (cargo test binary, tests/device.rs)
 #   /bin/gcapsctl-observe  checks gcapsctl's stats/trace output (gcapsctl's tests/observe.rs)
-#   the dynamic loader, libc and the other shared libraries these need (from the build host)
+#   /bin/libgcaps-unit     libgcaps's unit tests (cargo test --lib): the UAPI's ioctl numbers,
+#                          sizes and bindgen layouts against the C compiler, on the VM's arch
+#   the dynamic loader, libc and the other shared libraries these need: the build host's on
+#   x86_64; on arm64 (everything cross-built for aarch64-unknown-linux-gnu with
+#   aarch64-linux-gnu-gcc) the cross libc's from $CROSS_SYSROOT/lib, found through each
+#   ELF file's NEEDED entries
 # Usage: 50-libgcaps.sh WORKDIR; prints gen_init_cpio lines on stdout, logs on stderr.
+# Environment: VM_ARCH (tests/vm/lib.sh).
 set -euo pipefail
 work=$1
-repo=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/../lib.sh"
 grep -qs 'vmtest-needs=libgcaps' "$work"/tests/* || exit 0
+repo=$REPO_ROOT
+
+# Cargo's target and cross tools: nothing to set for the host (x86_64).
+make_cc=()
+if [ "$VM_ARCH" = arm64 ]; then
+  export CARGO_BUILD_TARGET=$RUST_TARGET_ARM64
+  export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+  export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
+  make_cc=(CC=aarch64-linux-gnu-gcc)
+fi
+# test_binary PACKAGE CARGO-TEST-SELECTOR...: build one test binary, print its path (of the
+# artifacts cargo reports, the one built with the test profile: not the package's programs).
+test_binary() {
+  local pkg=$1; shift
+  cargo test --release --locked -p "$pkg" "$@" --no-run --message-format=json \
+    | grep '"test":true' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1
+}
 
 root=$work/libgcaps-root
 rm -rf "$root"
@@ -20,19 +44,18 @@ rm -rf "$root"
   DESTDIR=$root PREFIX=/usr "$repo/libgcaps/install.sh" install
   cd "$repo"
   cargo build --release --locked -p gcaps-example
-  dev=$(cargo test --release --locked -p libgcaps --test device --no-run --message-format=json \
-        | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
-  [ -x "$dev" ] || { echo "50-libgcaps.sh: no device test binary" >&2; exit 1; }
-  install -D -m 0755 "$dev" "$root/bin/libgcaps-device"
-  obs=$(cargo test --release --locked -p gcapsctl --test observe --no-run --message-format=json \
-        | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | grep '/deps/observe-' | tail -n 1)
-  [ -x "$obs" ] || { echo "50-libgcaps.sh: no gcapsctl-observe binary" >&2; exit 1; }
-  install -D -m 0755 "$obs" "$root/bin/gcapsctl-observe"
-  install -D -m 0755 target/release/gpu_segment_rs "$root/bin/gpu_segment_rs"
+  for t in "libgcaps --test device:libgcaps-device" "gcapsctl --test observe:gcapsctl-observe" \
+           "libgcaps --lib:libgcaps-unit"; do
+    read -r -a sel <<<"${t%%:*}"
+    b=$(test_binary "${sel[@]}")
+    [ -x "$b" ] || { echo "50-libgcaps.sh: no test binary for '${t%%:*}'" >&2; exit 1; }
+    install -D -m 0755 "$b" "$root/bin/${t#*:}"
+  done
+  install -D -m 0755 "target/${CARGO_BUILD_TARGET:+$CARGO_BUILD_TARGET/}release/gpu_segment_rs" "$root/bin/gpu_segment_rs"
   mv "$root/usr/bin/gcapsctl" "$root/bin/gcapsctl"
   cp -r examples/c "$work/example-c"
   PKG_CONFIG_PATH=$root/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root \
-    make -s -C "$work/example-c" SIMGPU_INCLUDE="$repo/module/simgpu"
+    make -s -C "$work/example-c" "${make_cc[@]}" SIMGPU_INCLUDE="$repo/module/simgpu"
   install -m 0755 "$work/example-c/gpu_segment" "$root/bin/gpu_segment"
 } >&2
 
@@ -45,7 +68,28 @@ echo "dir /usr/include/linux 0755 0 0"
   if [ -L "$root/$f" ]; then echo "slink /$f $(readlink "$root/$f") 0777 0 0"
   else echo "file /$f $root/$f $(stat -c %a "$root/$f") 0 0"; fi
 done
-# Shared libraries of the dynamic programs, at their host paths (libgcaps itself excluded).
+# Shared libraries of the dynamic programs (libgcaps itself excluded).
+if [ "$VM_ARCH" = arm64 ]; then
+  # The cross libc's libraries, the closure of the programs' NEEDED entries, all in /lib (the
+  # loader's PT_INTERP is /lib/ld-linux-aarch64.so.1, and /lib is on its search path).
+  echo "dir /lib 0755 0 0"
+  declare -A seen=()
+  todo=("$root"/bin/*)
+  while [ ${#todo[@]} -gt 0 ]; do
+    f=${todo[0]}; todo=("${todo[@]:1}")
+    for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+      case "$n" in libgcaps.so*) continue ;; esac
+      [ -z "${seen[$n]:-}" ] || continue
+      seen[$n]=1
+      l=$CROSS_SYSROOT/lib/$n
+      [ -e "$l" ] || { echo "50-libgcaps.sh: $f needs $n, not in $CROSS_SYSROOT/lib" >&2; exit 1; }
+      todo+=("$(readlink -f "$l")")
+      echo "file /lib/$n $(readlink -f "$l") 0755 0 0"
+    done
+  done
+  exit 0
+fi
+# x86_64: at their host paths, as ldd finds them.
 declare -A dirs=()
 libs=$(for b in "$root"/bin/*; do
   LD_LIBRARY_PATH=$root/usr/lib ldd "$b" 2>/dev/null | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'

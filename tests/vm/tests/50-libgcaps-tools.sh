@@ -1,13 +1,17 @@
 #!/bin/sh
 # libgcaps and gcapsctl without gcaps.ko: the library (C and Rust examples) and the tool give
 # one clear line and a non-zero exit when the module is not loaded, with bad priorities and
-# without permission; gcapsctl run gives the command the requested priorities.
+# without permission; gcapsctl run gives the command the requested priorities. The library's
+# unit tests pass on the VM's architecture.
 # vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=60
-# vmtest-arch=x86_64 (libgcaps, gcapsctl and their Rust tests are built for the host, not cross-built for arm64 yet)
 . /vmtest/common.sh   # set -eu, fail, expect_error, field, f
 
 test -e /usr/lib/libgcaps.so.0 || fail "libgcaps.so.0 not installed in /usr/lib"
 grep -q "libgcaps.so.0" /bin/gpu_segment || fail "the C example is not linked against libgcaps.so.0"
+
+# --- the library's unit tests on this architecture: ioctl numbers, struct sizes and bindgen's
+# layouts against the C compiler's view of uapi/linux/gcaps.h (on arm64 cross-built)
+libgcaps-unit --test-threads=1 || fail "libgcaps unit tests"
 
 # --- without the module
 expect_error 1 "modprobe gcaps" gcapsctl status

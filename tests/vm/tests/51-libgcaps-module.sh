@@ -4,7 +4,6 @@
 # high-priority segment preempts the low one (GPU timestamps), and gcapsctl status (table and
 # JSON) shows exactly that: low pending, high running, the eligible set = high's TSG.
 # vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=180
-# vmtest-arch=x86_64 (libgcaps, gcapsctl and their Rust tests are built for the host, not cross-built for arm64 yet)
 . /vmtest/common.sh   # set -eu, fail, expect_error, field, f, waitfor
 
 insmod /modules/gcaps.ko

@@ -8,7 +8,6 @@
 # tools/gcapsctl/tests/observe.rs). A non-root caller gets the CAP_SYS_ADMIN message for the
 # trace and for a reset, and may read the statistics.
 # vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=240
-# vmtest-arch=x86_64 (libgcaps, gcapsctl and their Rust tests are built for the host, not cross-built for arm64 yet)
 . /vmtest/common.sh   # set -eu, fail, expect_error, field, f, waitfor, waitline
 
 insmod /modules/gcaps.ko trace_size=4096

@@ -4,7 +4,6 @@
 # throttling on (WARN with the kernel's figures) and off, a user without real-time priority
 # (WARN), the update ceiling from the module's parameter, the bound emulated GPU (ok).
 # vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=60
-# vmtest-arch=x86_64 (libgcaps, gcapsctl and their Rust tests are built for the host, not cross-built for arm64 yet)
 . /vmtest/common.sh   # set -eu, fail, expect_error, field, f
 
 rt=/proc/sys/kernel/sched_rt_runtime_us

@@ -20,7 +20,6 @@
 # (polled, at most 15 s): no fixed sleeps.
 # vmtest-timeout=240
 # vmtest-needs=gpu-lib vmtest-needs=libgcaps
-# vmtest-arch=x86_64 (gcapsctl is built for the host, not cross-built for arm64 yet)
 . /vmtest/gpu.sh   # set -eu, fail, expect_error, field, waitfor, waitline, stat, gpu_load, gpu_unload
 
 gpu_load setup_work_us=1000

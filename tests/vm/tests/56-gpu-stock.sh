@@ -16,7 +16,6 @@
 # after the bind): no sleeps.
 # vmtest-timeout=120
 # vmtest-needs=gpu-lib vmtest-needs=libgcaps
-# vmtest-arch=x86_64 (gcapsctl is built for the host, not cross-built for arm64 yet)
 . /vmtest/gpu.sh   # set -eu, fail, expect_error, field, waitline, stat, gpu_load, gpu_unload
 
 STOCK="STOCK: the driver's own scheduler owns its runlists; gcaps's decision is not applied"

@@ -20,7 +20,6 @@
 # Every wait is for an event (polled, at most 15 s).
 # vmtest-timeout=120
 # vmtest-needs=gpu-lib vmtest-needs=libgcaps
-# vmtest-arch=x86_64 (gcapsctl is built for the host, not cross-built for arm64 yet)
 . /vmtest/gpu.sh   # set -eu, fail, field, waitfor, waitline, gpu_load, gpu_unload
 
 gpu_load submit_timeout_ms=10000
