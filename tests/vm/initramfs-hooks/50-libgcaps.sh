@@ -22,13 +22,13 @@ work=$1
 grep -qs 'vmtest-needs=libgcaps' "$work"/tests/* || exit 0
 repo=$REPO_ROOT
 
-# Cargo's target and cross tools: nothing to set for the host (x86_64).
-make_cc=()
+# The VM's C compiler (vm_cc: the host's gcc, or the cross gcc on arm64) builds the C example;
+# on arm64 cargo cross-builds for RUST_TARGET_ARM64 and links with it.
+cc=$(vm_cc)
 if [ "$VM_ARCH" = arm64 ]; then
   export CARGO_BUILD_TARGET=$RUST_TARGET_ARM64
-  export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
-  export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
-  make_cc=(CC=aarch64-linux-gnu-gcc)
+  export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$cc CC_aarch64_unknown_linux_gnu=$cc \
+    AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
 fi
 # test_binary PACKAGE CARGO-TEST-SELECTOR...: build one test binary, print its path (of the
 # artifacts cargo reports, the one built with the test profile: not the package's programs).
@@ -55,7 +55,7 @@ rm -rf "$root"
   mv "$root/usr/bin/gcapsctl" "$root/bin/gcapsctl"
   cp -r examples/c "$work/example-c"
   PKG_CONFIG_PATH=$root/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root \
-    make -s -C "$work/example-c" "${make_cc[@]}" SIMGPU_INCLUDE="$repo/module/simgpu"
+    make -s -C "$work/example-c" CC="$cc" SIMGPU_INCLUDE="$repo/module/simgpu"
   install -m 0755 "$work/example-c/gpu_segment" "$root/bin/gpu_segment"
 } >&2
 
@@ -81,10 +81,10 @@ if [ "$VM_ARCH" = arm64 ]; then
       case "$n" in libgcaps.so*) continue ;; esac
       [ -z "${seen[$n]:-}" ] || continue
       seen[$n]=1
-      l=$CROSS_SYSROOT/lib/$n
-      [ -e "$l" ] || { echo "50-libgcaps.sh: $f needs $n, not in $CROSS_SYSROOT/lib" >&2; exit 1; }
-      todo+=("$(readlink -f "$l")")
-      echo "file /lib/$n $(readlink -f "$l") 0755 0 0"
+      [ -e "$CROSS_SYSROOT/lib/$n" ] || { echo "50-libgcaps.sh: $f needs $n, not in $CROSS_SYSROOT/lib" >&2; exit 1; }
+      l=$(readlink -f "$CROSS_SYSROOT/lib/$n")
+      todo+=("$l")
+      echo "file /lib/$n $l 0755 0 0"
     done
   done
   exit 0
