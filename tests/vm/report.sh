@@ -1,9 +1,7 @@
 #!/bin/bash
-# Usage: report.sh <results.log> <console.log> <tests.list> <header text> [label] [skipped]
+# Usage: report.sh <results.log> <console.log> <tests.list> <header text> [label]
 # Turns a VM test run into a report: one line per test, a kernel-health pseudo-test, and a final
-# line "<label>: N passed, M failed" (", K skipped" added when the optional <skipped> file, lines
-# "<test>\t<reason>" of tests run.sh did not run on this kernel, lists any: shown as SKIP, never
-# counted as passed or failed). Exit status 1 on any failure.
+# line "<label>: N passed, M failed". Exit status 1 on any failure.
 #
 # Results come only from <results.log>, the second serial port that only init.sh writes (see
 # init.sh): a test's result counts only as the line "VMTEST-RESULT <name> PASS|FAIL ..." after
@@ -16,7 +14,7 @@
 # finish cleanly.
 set -euo pipefail
 results=${1:?results log}; console=${2:?console log}; list=${3:?tests list}
-header=${4:-}; label=${5:-vm-test}; skipfile=${6:-}
+header=${4:-}; label=${5:-vm-test}
 
 # Kernel report lines, anchored: each pattern must match the start of the message (after the
 # "[    1.234567] " timestamp), as the kernel prints it; ordinary words ("install", "stall")
@@ -57,13 +55,6 @@ while IFS= read -r name; do
     on && !done { out[++n] = $0 } END { for (i = (n > 30 ? n - 29 : 1); i <= n; i++) print out[i] }' \
     "$con" | sed 's/^/      | /'
 done <"$list"
-# Tests run.sh left out for this kernel (not run: neither passed nor failed).
-skipped=0
-if [ -n "$skipfile" ] && [ -s "$skipfile" ]; then
-  while IFS=$'\t' read -r name why; do
-    skipped=$((skipped + 1)); printf 'SKIP  %s (not run: %s)\n' "$name" "$why"
-  done <"$skipfile"
-fi
 
 # kernel-health. Kernel lines: timestamped lines of the console and of the dmesg dump.
 {
@@ -120,5 +111,5 @@ if [ "$incomplete" = 1 ]; then
   echo "---- console tail ----"
   tail -n 40 "$con" | sed 's/^/      | /'
 fi
-echo "$label: $passed passed, $failed failed$([ "$skipped" = 0 ] || echo ", $skipped skipped")"
+echo "$label: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

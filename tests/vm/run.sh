@@ -51,30 +51,21 @@ for c in "$VM_DIR"/progs/*.c; do
   b=${c##*/}; cc_static "$work/bin/${b%.c}" "$c"
 done
 if [ -n "${VM_TESTS:-}" ]; then read -r -a tests <<<"$VM_TESTS"; else tests=("$VM_DIR"/tests/*); fi
-# Tests this kernel cannot run are skipped, and listed as SKIP in the report (never as passed):
-# on kernels without Rust (debug510) a test that loads a Rust-only test fixture
-# (/modules/vmfixture.ko in its source, or in the shell library it sources:
-# vmtest-needs=gpu-lib|common-lib). Any other module missing is a build bug: the run fails.
-: >"$work/tests.list"; : >"$work/timeouts"; : >"$work/skipped"
+# Every module a test loads (/modules/<name>.ko in its source, or in the shell library its
+# vmtest-needs=gpu-lib|common-lib line names) must have been built for this kernel: a missing
+# one is a build bug and fails the run (every module builds on every kernel).
+: >"$work/tests.list"; : >"$work/timeouts"
 for t in "${tests[@]}"; do
   [ -f "$t" ] || die "no such test: $t"
   b=${t##*/}; tname=${b%.*}
   [[ "$b" =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || die "test file name '$b' must be letters, digits, '.', '_', '-'"
-  { grep -qxF "$tname" "$work/tests.list" || cut -f1 "$work/skipped" | grep -qxF "$tname"; } \
-    && die "duplicate test name $tname"
-  if ! variant_rust "$variant"; then
-    srcs=("$t")
-    grep -aq 'vmtest-needs=gpu-lib' "$t" && srcs+=("$VM_DIR/lib/gpu.sh" "$VM_DIR/lib/common.sh")
-    grep -aq 'vmtest-needs=common-lib' "$t" && srcs+=("$VM_DIR/lib/common.sh")
-    missing=$({ grep -aho '/modules/[A-Za-z0-9_-]*\.ko' "${srcs[@]}" || true; } | sort -u | while read -r m; do
-                [ -e "$work/modules/${m#/modules/}" ] || printf ' %s' "${m#/modules/}"; done)
-    case "$missing" in
-      "") ;;
-      " vmfixture.ko")
-        printf '%s\tneeds%s, not built for the %s kernel (no Rust)\n' "$tname" "$missing" "$name" >>"$work/skipped"; continue ;;
-      *) die "test $tname needs$missing, which was not built for the $name kernel" ;;
-    esac
-  fi
+  grep -qxF "$tname" "$work/tests.list" && die "duplicate test name $tname"
+  srcs=("$t")
+  grep -aq 'vmtest-needs=gpu-lib' "$t" && srcs+=("$VM_DIR/lib/gpu.sh" "$VM_DIR/lib/common.sh")
+  grep -aq 'vmtest-needs=common-lib' "$t" && srcs+=("$VM_DIR/lib/common.sh")
+  missing=$({ grep -aho '/modules/[A-Za-z0-9_-]*\.ko' "${srcs[@]}" || true; } | sort -u | while read -r m; do
+              [ -e "$work/modules/${m#/modules/}" ] || printf ' %s' "${m#/modules/}"; done)
+  [ -z "$missing" ] || die "test $tname needs$missing, which was not built for the $name kernel"
   case "$b" in
     *.c) cc_static "$work/tests/$b" "$t"; chmod +x "$work/tests/$b" ;;
     *) [ -x "$t" ] || die "test $t is not executable"; cp "$t" "$work/tests/$b" ;;
@@ -84,9 +75,6 @@ for t in "${tests[@]}"; do
   tmo=$(grep -a -o 'vmtest-timeout=[0-9][0-9]*' "$t" | head -n 1 | cut -d= -f2 || true)
   echo "$b ${tmo:-$deftmo}" >>"$work/timeouts"
 done
-if [ -s "$work/skipped" ]; then
-  log "skipped on $name: $(cut -f1 "$work/skipped" | tr '\n' ' ')"
-fi
 [ -s "$work/tests.list" ] || die "no tests to run"
 sort -o "$work/tests.list" "$work/tests.list"   # init runs /tests/* in glob (sorted) order
 record_time userspace-build "$(elapsed "$t0")"
@@ -173,4 +161,4 @@ esac
 
 "$VM_DIR/report.sh" "$work/results.log" "$work/console.log" "$work/tests.list" \
   "accelerator: $accel, kernel: $name ($(cat "$kb/include/config/kernel.release")), vm: ${vm_time}s, qemu: $qstatus" \
-  vm-test "$work/skipped"
+  vm-test

@@ -25,6 +25,21 @@ repo=$REPO_ROOT
 # The VM's C compiler (vm_cc: the host's gcc, or the cross gcc on arm64) builds the C example;
 # on arm64 cargo cross-builds for RUST_TARGET_ARM64 and links with it.
 cc=$(vm_cc)
+# Its cargo builds (release, this arch) keep their target dir in the cache beside the kernels
+# (GCAPS_VM_CARGO_TARGET, default ~/.cache/gcaps/vm-userspace/<hash of the clone's path>), so a
+# later run in a clone at the same path rebuilds only what changed (a fresh clone's files are
+# newer than every artifact, so nothing stale is reused); one directory per path, since cargo
+# names a workspace crate's artifacts by its path relative to the workspace and would otherwise
+# judge one clone's build by another clone's file times. A missing cache only costs the build.
+# Directories of clones not built in for 14 days are removed.
+if [ -z "${GCAPS_VM_CARGO_TARGET:-}" ]; then
+  ucache=$(dirname "$KCACHE")/vm-userspace
+  mkdir -p "$ucache"
+  find "$ucache" -mindepth 1 -maxdepth 1 -type d -mtime +14 -exec rm -rf {} + || true
+  GCAPS_VM_CARGO_TARGET=$ucache/$(realpath "$repo" | sha256sum | cut -c1-12)
+  mkdir -p "$GCAPS_VM_CARGO_TARGET"; touch "$GCAPS_VM_CARGO_TARGET"
+fi
+export CARGO_TARGET_DIR=$GCAPS_VM_CARGO_TARGET
 if [ "$VM_ARCH" = arm64 ]; then
   export CARGO_BUILD_TARGET=$RUST_TARGET_ARM64
   export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$cc CC_aarch64_unknown_linux_gnu=$cc \
@@ -51,7 +66,8 @@ rm -rf "$root"
     [ -x "$b" ] || { echo "50-libgcaps.sh: no test binary for '${t%%:*}'" >&2; exit 1; }
     install -D -m 0755 "$b" "$root/bin/${t#*:}"
   done
-  install -D -m 0755 "target/${CARGO_BUILD_TARGET:+$CARGO_BUILD_TARGET/}release/gpu_segment_rs" "$root/bin/gpu_segment_rs"
+  install -D -m 0755 "$CARGO_TARGET_DIR/${CARGO_BUILD_TARGET:+$CARGO_BUILD_TARGET/}release/gpu_segment_rs" \
+    "$root/bin/gpu_segment_rs"
   mv "$root/usr/bin/gcapsctl" "$root/bin/gcapsctl"
   cp -r examples/c "$work/example-c"
   PKG_CONFIG_PATH=$root/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root \

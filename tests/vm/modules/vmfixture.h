@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ABI of the VM-harness fixture module (tests/vm/modules/), shared by
- * vmfixture_glue.c, vmfixture_main.rs (mirrored by hand) and the static
- * userspace client tests/vm/progs/vmfixture_ctl.c.
+ * ABI of the VM-harness fixture module (tests/vm/modules/), shared by its C
+ * host vmfixture_host_c.c, its Rust host vmfixture_main.rs (mirrored by hand)
+ * and the static userspace client tests/vm/progs/vmfixture_ctl.c.
  *
  * Test-only: proves the harness (build, load, ioctl, unload, kernel-health
  * checks). It is not part of the product (module/).
@@ -33,6 +33,7 @@ enum vmfixture_knob {
 	VMFIXTURE_KNOB_LIST = 5,	/* list_add on a corrupted list_head */
 	VMFIXTURE_KNOB_HUNG = 6,	/* sleep uninterruptibly for 13 s (hung-task report) */
 	VMFIXTURE_KNOB_LEAK = 7,	/* kmalloc VMFIXTURE_LEAKS objects, lose them (kmemleak) */
+	VMFIXTURE_KNOB_PANIC = 8,	/* panic(): the VM dies in the middle of a test */
 };
 
 #define VMFIXTURE_LEAKS 8	/* objects the leak knob leaks, 64 bytes each */

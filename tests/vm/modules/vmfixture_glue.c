@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * C half of the VM-harness fixture module: the misc device (Linux 6.12 has no
- * kernel::miscdevice), the self-test module parameter, and the deliberate
- * bugs used by the harness self-test (WARN, KASAN, UBSAN, list corruption,
- * hung task, memory leak): each needs a C construct or API that 6.12's Rust
- * abstractions do not offer. Module init/exit live in
- * the Rust half (vmfixture_main.rs); this file must not define them.
+ * Glue of the VM-harness fixture module, shared by its two hosts: the misc
+ * device (Linux 6.12 has no kernel::miscdevice), the self-test module
+ * parameter, and the deliberate bugs used by the harness self-test (WARN,
+ * KASAN, UBSAN, list corruption, hung task, memory leak): each needs a C
+ * construct or API that 6.12's Rust abstractions do not offer. Module
+ * init/exit and the ioctl logic live in the host: vmfixture_main.rs (Rust,
+ * kernels with CONFIG_RUST) or vmfixture_host_c.c (C, every kernel; Kbuild
+ * picks one); this file must not define them.
  */
 #include <linux/bug.h>
 #include <linux/compiler.h>
@@ -18,20 +20,10 @@
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include "vmfixture.h"
 
-/* Implemented in vmfixture_main.rs. */
-long vmfixture_rust_ioctl(void *ctx, unsigned int cmd, unsigned long arg);
-
-int vmfixture_glue_register(void *ctx);
-void vmfixture_glue_unregister(void);
-bool vmfixture_glue_knobs_enabled(void);
-void vmfixture_glue_warn(void);
-int vmfixture_glue_kasan_oob(void);
-int vmfixture_glue_ubsan_oob(void);
-void vmfixture_glue_list_corrupt(void);
-void vmfixture_glue_hung(void);
-int vmfixture_glue_leak(void);
+#include "vmfixture_glue.h"
 
 static bool selftest_knobs;
 module_param(selftest_knobs, bool, 0444);
@@ -41,7 +33,7 @@ static void *vmfixture_ctx;
 
 static long vmfixture_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	return vmfixture_rust_ioctl(vmfixture_ctx, cmd, arg);
+	return vmfixture_host_ioctl(vmfixture_ctx, cmd, arg);
 }
 
 static const struct file_operations vmfixture_fops = {
@@ -185,4 +177,22 @@ int vmfixture_glue_leak(void)
 		ret = vmfixture_leak_one();
 	vmfixture_scrub_stack();
 	return ret;
+}
+
+static void vmfixture_panic_fn(struct work_struct *work)
+{
+	panic("vmfixture: deliberate panic for the harness self-test\n");
+}
+
+static DECLARE_WORK(vmfixture_panic_work, vmfixture_panic_fn);
+
+/*
+ * Panics from a work item while the caller sleeps, so the calling test is
+ * still running when the VM dies. (Not panic() here: a function that never
+ * returns, called from Rust, needs an annotation objtool cannot be given.)
+ */
+void vmfixture_glue_panic(void)
+{
+	schedule_work(&vmfixture_panic_work);
+	msleep(10000);
 }

@@ -53,7 +53,9 @@ const KNOB_UBSAN: usize = 4;
 const KNOB_LIST: usize = 5;
 const KNOB_HUNG: usize = 6;
 const KNOB_LEAK: usize = 7;
+const KNOB_PANIC: usize = 8;
 
+// The glue of `vmfixture_glue.h`.
 extern "C" {
     fn vmfixture_glue_register(ctx: *mut c_void) -> c_int;
     fn vmfixture_glue_unregister();
@@ -64,6 +66,7 @@ extern "C" {
     fn vmfixture_glue_list_corrupt();
     fn vmfixture_glue_hung();
     fn vmfixture_glue_leak() -> c_int;
+    fn vmfixture_glue_panic();
 }
 
 #[pin_data]
@@ -146,6 +149,9 @@ impl State {
                     return Err(Error::from_errno(ret));
                 }
             }
+            // SAFETY: Has a work item panic the kernel while this thread sleeps (process
+            // context, no lock held); self-test only.
+            KNOB_PANIC => unsafe { vmfixture_glue_panic() },
             _ => return Err(EINVAL),
         }
         Ok(0)
@@ -154,7 +160,7 @@ impl State {
 
 /// Called by `vmfixture_glue.c` for every `unlocked_ioctl`.
 #[no_mangle]
-extern "C" fn vmfixture_rust_ioctl(ctx: *mut c_void, cmd: c_uint, arg: c_ulong) -> c_long {
+extern "C" fn vmfixture_host_ioctl(ctx: *mut c_void, cmd: c_uint, arg: c_ulong) -> c_long {
     if ctx.is_null() {
         return ENODEV.to_errno() as c_long;
     }

@@ -4,7 +4,7 @@
  *   vmfixture_ctl query N   ioctl QUERY with input N; checks output, pid; prints calls
  *   vmfixture_ctl badcmd    an unknown ioctl must fail with ENOTTY
  *   vmfixture_ctl knob K    self-test knob: warn | lockdep | kasan | ubsan | list |
- *                           hung | leak; prints rc/errno
+ *                           hung | leak | panic; prints rc/errno
  * Exit status 0 on success, 1 on any mismatch.
  */
 #include <errno.h>
@@ -19,7 +19,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: vmfixture_ctl query N | badcmd | "
-		"knob warn|lockdep|kasan|ubsan|list|hung|leak\n");
+		"knob warn|lockdep|kasan|ubsan|list|hung|leak|panic\n");
 	return 2;
 }
 
@@ -70,6 +70,8 @@ int main(int argc, char **argv)
 			k = VMFIXTURE_KNOB_HUNG;
 		else if (!strcmp(argv[2], "leak"))
 			k = VMFIXTURE_KNOB_LEAK;
+		else if (!strcmp(argv[2], "panic"))
+			k = VMFIXTURE_KNOB_PANIC;
 		else
 			return usage();
 		rc = ioctl(fd, VMFIXTURE_IOC_KNOB, k);
