@@ -100,7 +100,8 @@ step vm-test-510 env VM_KERNEL=debug510 tests/vm/run.sh
 # with it): the gcaps tests whose path runs through the host, on the 6.12 debug kernel.
 step vm-test-host-c env GCAPS_HOST=c VM_RUN_NAME=host-c VM_TESTS="tests/vm/tests/30-gcaps-uapi.c \
   tests/vm/tests/47-contract-simgpu.c tests/vm/tests/64-gcaps-owner-exit.c \
-  tests/vm/tests/66-gcaps-errno-state.c tests/vm/tests/67-gpu-boost.c" tests/vm/run.sh
+  tests/vm/tests/66-gcaps-errno-state.c tests/vm/tests/67-gpu-boost.c \
+  tests/vm/tests/68-gpu-boost-changes.c" tests/vm/run.sh
 step nvgpu-linux-glue tests/nvgpu/linux-glue.sh
 step dkms-test tests/dkms-test.sh debug debug510
 step vm-selftest tests/vm/selftest.sh
