@@ -21,6 +21,20 @@ failed() {
   echo "==> $1 FAILED after $((SECONDS - $2)) s (log: $LOGDIR/$1.log)"
   grep -aE "^(FAIL |test .* FAILED$|error: test failed|nvgpu-test: .*FAIL)|process didn't exit successfully|nvgpu_unit exited|ERROR: " \
     "$LOGDIR/$1.log" | head -n 20 | sed 's/^/==>   /' || true
+  # A test binary killed by a signal names no test: it runs again with one test at a time, so
+  # the test it dies in is the one it started last and did not finish (a crash that does not
+  # recur is reported as such; the step has failed either way).
+  local rerun last
+  grep -aq "process didn't exit successfully: .*(signal: " "$LOGDIR/$1.log" || return 0
+  sed -nE 's/^error: test failed, to rerun pass `(.*)`$/\1/p' "$LOGDIR/$1.log" | while read -r rerun; do
+    # shellcheck disable=SC2086 # cargo's own words: "-p PKG --test NAME" or "--lib"
+    last=$(cargo test --locked $rerun -- --test-threads=1 2>&1 |
+             grep -aoE '^test [^ ]+ \.\.\. (ok|FAILED|ignored)?' | tail -n 1 || true)
+    case "$last" in
+      *" ... ") echo "==>   $rerun: crashed in ${last% ... }" ;;
+      *) echo "==>   $rerun: the crash did not recur with one test at a time" ;;
+    esac
+  done
 }
 
 step() { # step NAME COMMAND...: runs COMMAND, output to the console and LOGDIR/NAME.log
