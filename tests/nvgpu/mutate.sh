@@ -74,6 +74,8 @@ mut P6-recovered-not-required common/fifo/gcaps.c 's/ || (hook->recovered == NUL
 mut P7-ids-from-64-unfiltered common/fifo/runlist.c 's|!nvgpu_test_bit((u32)tsgid, domain->gcaps_elig.bits)|((tsgid < 64U) \&\& !nvgpu_test_bit((u32)tsgid, domain->gcaps_elig.bits))|'
 mut P8-resubmit-reloads-nothing common/fifo/gcaps.c 's|nvgpu_runlist_reload_ids(g, ids, true);|nvgpu_runlist_reload_ids(g, 0U, true);|'
 if [[ $line == r36* ]]; then
+	# patch 0008: a no-op update rebuilds while bound
+	mut N1-noop-update-not-rebuilt common/fifo/runlist.c 's|if (!update \&\& (g->gcaps == NULL)) {|if (!update) {|'
 	mut P9-resubmit-with-user-domain common/fifo/gcaps.c 's|if ((g->scheduler != NULL) \&\& nvgpu_nvs_gsp_usr_domain_present(g)) {|if (false) {|'
 fi
 # final rebuild of the unmutated tree

@@ -155,8 +155,8 @@ static int c_ch_add(struct c_tsg *t)
 /*
  * As a process closing a channel: nvgpu's channel free unbinds it from its TSG, which takes it
  * off the runlist (rebuild and submit) and reports the TSG's new channel count. (An explicit
- * nvgpu_runlist_update(remove) first would make that second removal a no-op, and R36's
- * nvgpu_runlist_update_locked() swaps buffers and submits the previous one even then.)
+ * nvgpu_runlist_update(remove) first would make that second removal a no-op, which R36's
+ * series rebuilds while bound, patch 0008; the units/gcaps test noop_update covers it.)
  */
 static void c_ch_remove(struct c_tsg *t)
 {

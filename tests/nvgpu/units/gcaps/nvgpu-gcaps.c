@@ -13,7 +13,8 @@
  * (GSP) domain leaves the runlist stock. Patch 0003: nvgpu_gcaps_resubmit (submit registers,
  * PENDING, the power reference counted by the preloaded power-count.so, nothing touched when
  * powered off), unbind back to stock, recovery, a stuck PENDING bit, 200 more TSGs, railgate
- * suspend/resume and ga10b's submit HAL.
+ * suspend/resume and ga10b's submit HAL. A runlist update that changes nothing (R36's patch
+ * 0008: rebuilt from the current set; R35: nothing submitted).
  *
  * Scenario: four TSGs on runlist 0, in tsgid order (ids 63, 64, 130, 255)
  *   L0 (LOW, 2 channels), H1 (HIGH, 2), M2 (MEDIUM, 2), L3 (LOW, 1)
@@ -1750,6 +1751,72 @@ static int test_resubmit_user_domain(struct unit_module *m, struct gk20a *g, voi
 }
 #endif
 
+/*
+ * A runlist update that changes nothing, while bound: a channel added again (nvgpu makes one
+ * when a channel already removed from the runlist is unbound by its free). R36's
+ * nvgpu_runlist_update_locked() swaps the double buffer and submits even then; what it submits
+ * must be built from the current eligible set (patch 0008), not the build before last, filtered
+ * under an older set. R35 returns before the swap and submits nothing: the GPU keeps the last
+ * build (and gcaps's resubmit after a publish builds the new set).
+ */
+static int test_noop_update(struct unit_module *m, struct gk20a *g, void *args)
+{
+	static const u32 now[2] = { 0xcU, 0x3U };	/* {M2 L3}, then {L0 H1} */
+#ifndef GCAPS_R36
+	struct nvgpu_runlist_mem *hw;
+#endif
+	u32 k, submits;
+	char label[64];
+	int err;
+
+	if (start(m, g, 0x1U) != 0) {
+		unit_return_fail(m, "start failed\n");
+	}
+	/* two builds, so that both buffers hold a filtered runlist: {L0}, then {H1} */
+	if (check_runlist(m, g, "no-op: built under {L0}", 0x1U, true) != 0) {
+		goto fail;
+	}
+	publish(false, 0x2U);
+	if (check_runlist(m, g, "no-op: built under {H1}", 0x2U, true) != 0) {
+		goto fail;
+	}
+	for (k = 0; k < 2U; k++) {
+		publish(false, now[k]);
+#ifndef GCAPS_R36
+		hw = s.rl->domain->mem_hw;
+#endif
+		submits = io.submits[s.rl->id];
+		snprintf(label, sizeof(label), "no-op update %u", k + 1U);
+		err = nvgpu_runlist_update(g, s.rl, s.ch[0][0], true, true);
+		if (err != 0) {
+			unit_err(m, "%s: nvgpu_runlist_update returned %d\n", label, err);
+			goto fail;
+		}
+#ifdef GCAPS_R36
+		if (io.submits[s.rl->id] == submits) {
+			unit_err(m, "%s: nothing submitted\n", label);
+			goto fail;
+		}
+		if (check_submitted(m, g, label, now[k], true) != 0) {
+			goto fail;
+		}
+#else
+		if (io.submits[s.rl->id] != submits || s.rl->domain->mem_hw != hw) {
+			unit_err(m, "%s: submitted or swapped the buffers\n", label);
+			goto fail;
+		}
+		if (check_submitted(m, g, label, 0x2U, true) != 0) {
+			goto fail;
+		}
+#endif
+	}
+	stop(g);
+	return UNIT_SUCCESS;
+fail:
+	stop(g);
+	unit_return_fail(m, "a runlist update that changed nothing submitted a stale runlist\n");
+}
+
 #ifdef CONFIG_NVGPU_CHANNEL_TSG_SCHEDULING
 /*
  * Full profile: nvgpu's TSG setters (the TSG ioctls' and the sched device's) during a segment.
@@ -1959,6 +2026,7 @@ struct unit_module_test nvgpu_gcaps_tests[] = {
 #ifdef GCAPS_R36
 	UNIT_TEST(resubmit_user_domain, test_resubmit_user_domain, NULL, 0),
 #endif
+	UNIT_TEST(noop_update, test_noop_update, NULL, 0),
 #ifdef CONFIG_NVGPU_CHANNEL_TSG_SCHEDULING
 	UNIT_TEST(setters, test_setters, NULL, 0),
 #endif
