@@ -17,6 +17,9 @@
 # both trees build, every run exits 0 with "Failing: 0", the stock counts match the recorded
 # ones (for a known tarball), the patched tree gives the same FIFO counts as stock, and the
 # runlists our unit dumps with nothing bound are identical on both trees.
+#
+# Test-only patches to NVIDIA's unit modules (unit-patches/<line>/) go into every tree of the
+# line. Sourced (loop-fifo.sh), the script only defines its settings and functions.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -77,20 +80,33 @@ install_file() {
 	fi
 }
 
-# run_line LINE: everything for one nvgpu line; prints its result line; non-zero on failure.
-run_line() {
-	local line=$1
-	local tarball="$src/nvgpu-$line.tar.xz"
+# line_dir LINE: verifies nvgpu-LINE.tar.xz against the README's sha256; sets tarball, got
+# (its sha256) and dir (the line's cache directory).
+line_dir() {
+	local line=$1 want
+	tarball="$src/nvgpu-$line.tar.xz"
 	[[ -f "$tarball" ]] || die "$line: $tarball is missing"
-
-	local want got
 	want=$(grep -E "^[0-9a-f]{64}[[:space:]]+\*?nvgpu-$line\.tar\.xz[[:space:]]*$" "$src/README.md" |
 		head -n 1 | cut -c1-64 || true)
 	[[ -n "$want" ]] || die "$line: no sha256 for nvgpu-$line.tar.xz in $src/README.md"
 	got=$(sha256sum "$tarball" | cut -d' ' -f1)
 	[[ "$got" == "$want" ]] || die "$line: sha256 mismatch for $tarball: $got, README says $want"
+	dir="$cache_root/$line-${got:0:12}"
+}
 
-	local dir="$cache_root/$line-${got:0:12}"
+# series_hash LINE: sets series (the line's patch files) and phash (their hash, which names
+# the patched and full-profile copies).
+series_hash() {
+	local pdir=$patches/$1
+	series=("$pdir"/*.patch)
+	[[ -f "${series[0]}" ]] || die "$1: no patches in $pdir"
+	phash=$(cat "${series[@]}" | sha256sum | cut -c1-12)
+}
+
+# run_line LINE: everything for one nvgpu line; prints its result line; non-zero on failure.
+run_line() {
+	local line=$1 tarball got dir series phash
+	line_dir "$line"
 	mkdir -p "$dir"
 	# One run at a time per cache directory.
 	exec {lock}>"$dir/lock"
@@ -135,11 +151,7 @@ run_line() {
 	local stock_unit=$r_passed
 
 	# The patched tree: pristine + our series, keyed by the series' hash.
-	local pdir=$patches/$line
-	local series=("$pdir"/*.patch)
-	[[ -f "${series[0]}" ]] || die "$line: no patches in $pdir"
-	local phash
-	phash=$(cat "${series[@]}" | sha256sum | cut -c1-12)
+	series_hash "$line"
 	local pd="$dir/patched-$phash"
 	local ptree="$pd/nvgpu-$line"
 	patched_copy "$pd" patched
@@ -205,6 +217,28 @@ patched_copy() {
 	touch "$d.complete"
 }
 
+# unit_patch PATCH TREE LINE: the files PATCH touches, made from the pristine sources with it
+# applied (without fuzz), installed into TREE when their content differs (so a tree built
+# before gets them, and make rebuilds only what changed).
+unit_patch() {
+	local p=$1 tree=$2 line=$3 t f files
+	mapfile -t files < <(sed -n 's|^+++ b/||p' "$p")
+	t=$(mktemp -d)
+	for f in "${files[@]}"; do
+		mkdir -p "$t/$(dirname "$f")"
+		cp "$pristine/$f" "$t/$f"
+	done
+	if ! (cd "$t" && patch -p1 --fuzz=0 --no-backup-if-mismatch -s <"$p") >"$t.log" 2>&1; then
+		cat "$t.log" >&2
+		rm -rf "$t" "$t.log"
+		die "$line: $(basename "$p") does not apply without fuzz"
+	fi
+	for f in "${files[@]}"; do
+		install_file "$t/$f" "$tree/$f"
+	done
+	rm -rf "$t" "$t.log"
+}
+
 # build_tree TREE LOGDIR LINE [full]: our register file and unit into TREE, then nvgpu's library,
 # runner, FIFO unit modules and our unit (with "full": the non-safety profile, our unit only).
 # Sets r_mods (module names of the FIFO set), b_secs.
@@ -217,6 +251,12 @@ build_tree() {
 	else
 		install_file "$here/mock-registers.c" "$drv/os/posix/mock-registers.c"
 	fi
+	# Test-only patches to NVIDIA's unit modules (unit-patches/<line>/, tests/nvgpu/README.md),
+	# the same on every tree of the line.
+	local up
+	for up in "$here/unit-patches/$line"/*.patch; do
+		[[ -f "$up" ]] && unit_patch "$up" "$tree" "$line"
+	done
 	mkdir -p "$us/units/gcaps"
 	local f
 	for f in "$here"/units/gcaps/*; do
@@ -278,16 +318,9 @@ run_units() {
 		[[ -f "$us/build/units/lib$m.so" ]] || die "build/units/lib$m.so was not built ($us)"
 		cp "$us/build/units/lib$m.so" "$load/"
 	done
-	# Coverage counters from an earlier build of a changed file make libgcov complain; each
-	# run starts from none.
-	find "$us/build" "$us/units" -name '*.gcda' -delete
 	local t0 t1
 	t0=$(now_ms)
-	r_rc=0
-	(cd "$us" && LD_LIBRARY_PATH="build:build/units${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		GCAPS_NVGPU_DUMP="$logs/gcaps-dump.txt" LD_PRELOAD="${r_preload:-}" \
-		timeout 600 ./build/nvgpu_unit --num-threads 1 --no-color \
-		--unit-load-path "$load") >"$logs/run-$name.log" 2>&1 || r_rc=$?
+	unit_exec "$us" "$load" "$logs/run-$name.log" "$logs/gcaps-dump.txt"
 	t1=$(now_ms)
 	r_secs=$(secs $((t1 - t0)))
 	r_passed=$(summary_count Passing "$logs/run-$name.log")
@@ -295,7 +328,35 @@ run_units() {
 	r_skipped=$(summary_count Skipped "$logs/run-$name.log")
 	if [[ -z "$r_passed" || -z "$r_failed" || -z "$r_skipped" ]]; then
 		tail -n 20 "$logs/run-$name.log" >&2
-		die "nvgpu_unit exited $r_rc without a result summary (log: $logs/run-$name.log)"
+		die "nvgpu_unit $(exit_text $r_rc "$logs/run-$name.log") without a result summary (log: $logs/run-$name.log)"
+	fi
+}
+
+# unit_exec USERSPACE LOADDIR LOG DUMP: one nvgpu_unit run of the modules in LOADDIR; sets r_rc.
+unit_exec() {
+	# Coverage counters from an earlier build of a changed file make libgcov complain; each
+	# run starts from none.
+	find "$1/build" "$1/units" -name '*.gcda' -delete
+	r_rc=0
+	(cd "$1" && LD_LIBRARY_PATH="build:build/units${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		GCAPS_NVGPU_DUMP="$4" LD_PRELOAD="${r_preload:-}" \
+		timeout 600 ./build/nvgpu_unit --num-threads 1 --no-color \
+		--unit-load-path "$2") >"$3" 2>&1 || r_rc=$?
+}
+
+# exit_text RC LOG: "exited RC", or for a death by signal (the shell's 128 + signal number, up
+# to 192; nvgpu_unit itself returns 0, 1 or a negative errno-like code, 254/255 and the like)
+# "killed by SIGxxx (exit RC) in <the test the runner had started last>", from the runner's
+# "Running <module>.<test>" lines; 124 (timeout's) is "timed out after 600 s in <test>".
+exit_text() {
+	local rc=$1 t sig
+	t=$(sed -n -E 's/^(\[C\] )?Running ([^ ]+).*/\2/p' "$2" | tail -n 1)
+	if [[ $rc -eq 124 ]]; then
+		echo "timed out after 600 s in ${t:-(no test started)}"
+	elif [[ $rc -le 128 || $rc -gt 192 ]] || ! sig=$(kill -l $((rc - 128)) 2>/dev/null); then
+		echo "exited $rc"
+	else
+		echo "killed by SIG$sig (exit $rc) in ${t:-(no test started)}"
 	fi
 }
 
@@ -328,9 +389,12 @@ run_contract() {
 
 # check_run WHAT LOG: the last run_units exited 0 with no failures.
 check_run() {
-	[[ $r_rc -eq 0 ]] || die "$1: nvgpu_unit exited $r_rc (log: $2)"
+	[[ $r_rc -eq 0 ]] || die "$1: nvgpu_unit $(exit_text $r_rc "$2") (log: $2)"
 	[[ $r_failed -eq 0 ]] || die "$1: $r_failed unit tests failed (log: $2)"
 }
+
+# Sourced (loop-fifo.sh): the functions and settings above only.
+[[ "${BASH_SOURCE[0]}" == "$0" ]] || return 0
 
 # gcaps's real core hosted in a process (tests/contract/host), linked into the contract unit.
 t0=$(now_ms)
