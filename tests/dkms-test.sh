@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: tests/dkms-test.sh <variant>...   (kernel variants of tests/vm, built already)
+# Usage: tests/dkms-test.sh <variant>...   (kernel variants of tests/vm, built if need be)
 # `dkms add` + `dkms build` of gcaps.ko (module/dkms-source.sh's tree, the root dkms.conf)
 # against each variant's kernel build tree, in private DKMS, source and install trees (the
 # system's /var/lib/dkms and /usr/src stay untouched). Checks that the module came out for
@@ -15,8 +15,9 @@ version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$REPO_ROOT/dkms.conf")
 
 passed=0 failed=0
 for variant in "$@"; do
+  # Built here if no other step has (it waits for a build under way and reuses it).
+  "$VM_DIR/build-kernel.sh" "$variant"
   kb=$(kernel_build_dir "$variant")
-  [ -f "$kb/.vmtest-built" ] || die "kernel $variant not built (tests/vm/build-kernel.sh $variant)"
   kver=$(cat "$kb/include/config/kernel.release")
   t=$(mktemp -d)
   trap 'rm -rf "$t"' EXIT

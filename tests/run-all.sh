@@ -98,18 +98,20 @@ step policy-rustc-1.85 module/policy/check-rustc-1.85.sh
 step device-check module/gcaps/check.sh
 step nvgpu-test tests/nvgpu/run.sh
 step contract-check tests/contract/check.sh
-# The arm64 lane (the Jetson's architecture: its kernel, its cross-built user space) beside the
-# x86_64 VM suites. The self-test runs the detectors on the 5.10 kernels with the fixture's C
-# host (their configs and report formats are the kernel's own); its harness-logic cases, the
-# same on every kernel, run on 6.12.
-arm64_lane() {
+# The 5.10 lane (JetPack 5's kernel line; gcaps.ko's C host), beside the 6.12 steps: the suite
+# on arm64 (the Jetson's architecture: its kernel, its cross-built user space) and on x86_64,
+# and on each the self-test's detectors with the fixture's C host (their configs and report
+# formats are each kernel's own; the harness-logic cases, the same on every kernel, run on 6.12).
+lane_510() {
   lane_step vm-test-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 tests/vm/run.sh || return 1
   lane_step vm-selftest-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 \
-    SELFTEST_CASES="clean detectors" tests/vm/selftest.sh
+    SELFTEST_CASES="clean detectors" tests/vm/selftest.sh || return 1
+  lane_step vm-test-510 env VM_KERNEL=debug510 tests/vm/run.sh || return 1
+  lane_step vm-selftest-510 env VM_KERNEL=debug510 SELFTEST_CASES="clean detectors" \
+    tests/vm/selftest.sh
 }
-lane_start arm64_lane
+lane_start lane_510
 step vm-test tests/vm/run.sh
-step vm-test-510 env VM_KERNEL=debug510 tests/vm/run.sh
 # Host B on a kernel >= 5.15 (JetPack 6's 5.15 and 7.2's 6.8 take the glue's newer branches
 # with it): the gcaps tests whose path runs through the host, on the 6.12 debug kernel.
 step vm-test-host-c env GCAPS_HOST=c VM_RUN_NAME=host-c VM_TESTS="tests/vm/tests/30-gcaps-uapi.c \
@@ -119,7 +121,6 @@ step vm-test-host-c env GCAPS_HOST=c VM_RUN_NAME=host-c VM_TESTS="tests/vm/tests
 step nvgpu-linux-glue tests/nvgpu/linux-glue.sh
 step dkms-test tests/dkms-test.sh debug debug510
 step vm-selftest tests/vm/selftest.sh
-step vm-selftest-510 env VM_KERNEL=debug510 SELFTEST_CASES="clean detectors" tests/vm/selftest.sh
 lane_join
 
 # The budget (README): 40 min with every kernel cached, 70 min when this run built a kernel.

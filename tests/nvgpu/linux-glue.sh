@@ -2,7 +2,7 @@
 # tests/nvgpu/linux-glue.sh: compile the nvgpu series' Linux glue (os/linux/gcaps_link.c and
 # gcaps_linux.c of nvgpu/patches/<line>) with -Werror against a real Linux 5.10 arm64 kernel
 # build (the JetPack 5 kernel line and the Jetson's architecture; tests/vm's debug510 arm64
-# kernel, built by `make kernel-510-arm64` or the vm-test-510-arm64 step) and nvgpu's own
+# kernel, built or reused through tests/vm/build-kernel.sh) and nvgpu's own
 # headers from the patched tree, then check the objects:
 #   - no static reference to gcaps.ko (gcaps_backend_register only through symbol_get(), so
 #     nvgpu.ko loads without gcaps.ko and either can be unloaded first);
@@ -21,8 +21,9 @@ me=nvgpu-linux-glue
 read -ra lines <<<"${NVGPU_LINES:-r35.6.0 r36.4.2}"
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/gcaps/nvgpu"
 
+# The kernel: built here if no other step has (it waits for a build under way and reuses it).
+"$VM_DIR/build-kernel.sh" debug510
 kb=$(kernel_build_dir debug510)
-[ -f "$kb/.vmtest-built" ] || die "$me: the 5.10 arm64 kernel is not built (make kernel-510-arm64)"
 kver=$(cat "$kb/include/config/kernel.release")
 command -v aarch64-linux-gnu-gcc >/dev/null || die "$me: aarch64-linux-gnu-gcc missing (tests/vm/setup.sh)"
 
