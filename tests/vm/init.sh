@@ -88,7 +88,7 @@ for t in /tests/*; do
   name=${name%.*}
   # Per-test timeouts come from run.sh (a "vmtest-timeout=<s>" line in the test's source).
   tmo=$deftmo
-  while read -r f s; do [ "$f" = "${t##*/}" ] && tmo=$s; done </vmtest-timeouts
+  while read -r f s _; do [ "$f" = "${t##*/}" ] && tmo=$s; done </vmtest-timeouts
   res "VMTEST-BEGIN $name timeout=${tmo}s"
   echo "VMTEST-OUTPUT-BEGIN $name"
   uptime_s; start=$up

@@ -61,6 +61,8 @@ has() { grep -qx "CONFIG_$1=y" "$kconfig"; }
 # The modules once for all cases.
 "$VM_DIR/build-modules.sh" "$variant" "$outdir/modules" >&2
 export VM_MODULES=$outdir/modules
+# The cases name exact timeouts ("timeout after 5s"); their margins are their own.
+export VM_TIMEOUT_SCALE=1
 
 for c in $cases; do
   case "$c" in
