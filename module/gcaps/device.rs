@@ -316,6 +316,37 @@ impl State {
         c.apply_events(env, &self.exits);
     }
 
+    /// Applies the hand-overs that any caller may apply (update lock held; open, LIST, STATUS
+    /// and STATS, from callers of any class, before they act): the handed-over files and owner
+    /// exits whose removal keeps the decision ([`Core::release_keeps_decision`]: no publish, no
+    /// submit, no boost; U5). So a client whose file is released, or whose owner has exited, is
+    /// not in their replies, except the running real-time segment's: its removal changes what
+    /// the driver lists, which only an update may do (the next real-time update or the work
+    /// item, kicked again here); until then its TSGs still hold the GPU and the replies say so.
+    fn apply_releases(&self, c: &mut Core, env: &mut Env<'_>) {
+        let mut left = None;
+        while let Some(f) = glue::ClosedFile::pop() {
+            if c.release_keeps_decision(f.client()) {
+                c.release(env, f.client());
+            } else if left.is_none() {
+                left = Some(f);
+            } else {
+                // Not reached: only the running segment's removal changes the decision, and
+                // one client has one file. Left for an update too.
+                f.unpop();
+                break;
+            }
+        }
+        let mut kick = c.apply_exits_keeping(env, &self.exits);
+        if let Some(f) = left {
+            f.unpop();
+            kick = true;
+        }
+        if kick {
+            glue::kick_work();
+        }
+    }
+
     fn seg_begin(&self, client: ClientRef, arg: usize) -> Result {
         let entry_ns = now_ns();
         let (mut a, size) = glue::read_arg::<uapi::SegBegin>(arg)?;
@@ -359,9 +390,10 @@ impl State {
     fn status(&self, client: ClientRef, arg: usize) -> Result {
         let (mut s, size) = glue::read_arg::<uapi::Status>(arg)?;
         ioctl::check_status(&s)?;
-        self.update
-            .lock_killable()?
-            .with(self.env(), |c, env| c.status(env, client, &mut s))?;
+        self.update.lock_killable()?.with(self.env(), |c, env| {
+            self.apply_releases(c, env);
+            c.status(env, client, &mut s)
+        })?;
         glue::write_arg(arg, &s, size)
     }
 
@@ -369,9 +401,10 @@ impl State {
         let (mut l, size) = glue::read_arg::<uapi::List>(arg)?;
         ioctl::check_list(&l)?;
         let mut buf = self.list.lock();
-        self.update
-            .lock_killable()?
-            .with(self.env(), |c, env| c.list(env, &mut buf, &mut l));
+        self.update.lock_killable()?.with(self.env(), |c, env| {
+            self.apply_releases(c, env);
+            c.list(env, &mut buf, &mut l);
+        });
         // Copy out without the update lock (a user page fault must not extend a lock hold).
         let n = (l.clients_cap.min(l.clients_count)) as usize;
         glue::write_array(l.clients_ptr as usize, buf.clients.get(..n).unwrap_or(&[]))?;
@@ -388,7 +421,10 @@ impl State {
             // A reset whose counters cannot be delivered must not happen (EFAULT: unchanged).
             glue::write_arg(arg, &s, size)?;
         }
-        self.update.lock_killable()?.core.stats(&mut s, reset);
+        self.update.lock_killable()?.with(self.env(), |c, env| {
+            self.apply_releases(c, env);
+            c.stats(&mut s, reset);
+        });
         self.rejected.read(&mut s.rejected, reset);
         glue::write_arg(arg, &s, size)
     }
@@ -415,15 +451,14 @@ impl State {
     /// The file's last reference is gone: end the open segment and remove the client (if the
     /// owner's exit has not done so). An update like a begin/end: a real-time closer is raised
     /// to the ceiling (a failed or interrupted raise only loses it) and waits its turn among
-    /// the updaters there (bounded, U1). Below the ceiling a dying closer never waits: if the
-    /// closing thread is exiting (its exit closes its files) it takes the lock only if nobody
-    /// owns it or waits for it. A live closer waits killably. If the lock is not taken (the
-    /// dying closer below the ceiling found it busy, or a fatal signal ended a live closer's
-    /// wait), the removal is handed over: this returns false, and the C side keeps the file's
-    /// record (its client names its pid reference) on the list [`State::apply_events`]
-    /// drains: the next real-time update, or the work item (kicked). Before, a killed
-    /// best-effort process waited in its exit behind every real-time updater (the hung-task
-    /// detector reported such waits).
+    /// the updaters there (bounded, U1), so a killed real-time owner ends its segment itself.
+    /// Below the ceiling a closer never waits for the update lock, alive or dying: it takes
+    /// the lock only if nobody owns it or waits for it. Otherwise (or if a fatal signal ended
+    /// a real-time closer's wait) the removal is handed over: this returns false, and the C
+    /// side keeps the file's record (its client names its pid reference) on the list
+    /// [`State::apply_events`] drains: the next real-time update, or the work item (kicked);
+    /// LIST, STATUS and STATS apply it first if it keeps the decision
+    /// ([`State::apply_releases`]), and so does an open before it counts the clients.
     fn release(&self, client: ClientRef) -> bool {
         let rt = glue::current_sched().classify().is_rt();
         let ceiling = if rt {
@@ -431,12 +466,12 @@ impl State {
         } else {
             None
         };
-        let locked = match (glue::current_exiting(), ceiling.is_some()) {
+        let locked = match (ceiling.is_some(), glue::current_exiting()) {
             // Its turn among the updaters at the ceiling (on 5.10 an interruptible wait would
             // end at once: the group's SIGKILL is still pending in the exit).
             (true, true) => Some(self.update.lock()),
-            (true, false) => self.update.try_lock_free(),
-            (false, _) => self.update.lock_killable().ok(),
+            (true, false) => self.update.lock_killable().ok(),
+            (false, _) => self.update.try_lock_free(),
         };
         let Some(mut locked) = locked else {
             return false;
@@ -494,10 +529,15 @@ unsafe extern "C" fn gcaps_rust_open(
         comm: caller.comm,
         pid: PidToken(pid),
     };
-    let r = st
-        .update
-        .lock_killable()
-        .and_then(|mut l| l.with(st.env(), |c, env| c.open(env, &opener, st.max_per_user)));
+    // Handed-over files first: a client closed but not yet removed must not count against
+    // the per-user and total limits (a process that closes and opens again under a real-time
+    // load would be refused).
+    let r = st.update.lock_killable().and_then(|mut l| {
+        l.with(st.env(), |c, env| {
+            st.apply_releases(c, env);
+            c.open(env, &opener, st.max_per_user)
+        })
+    });
     match r {
         Ok(c) => {
             // SAFETY: `client` is valid for writes (function contract).
@@ -598,8 +638,11 @@ unsafe extern "C" fn gcaps_rust_unbind(ctx: *mut c_void) {
     }
 }
 
-/// The work item: applies exits and TSG events if the update lock is free, and returns
-/// whether it did (false: the C side tries again a jiffy later).
+/// The work item: applies handed-over files, exits and TSG events if the update lock is free.
+/// Returns false if it must run again (the C side tries again a jiffy later): the lock was
+/// taken and something is still pending. Once a real-time update (which drains everything
+/// itself) or a LIST/STATUS/STATS call has applied it, the retries stop; whatever comes later
+/// kicks the work item anew.
 ///
 /// # Safety
 ///
@@ -611,7 +654,7 @@ unsafe extern "C" fn gcaps_rust_work(ctx: *mut c_void) -> bool {
     // Never waits behind real-time updaters (which drain events themselves): the C side
     // tries again later if the lock is taken.
     let Some(mut locked) = st.update.try_lock_free() else {
-        return false;
+        return !st.events_pending();
     };
     locked.with(st.env(), |c, env| st.apply_events(c, env));
     true
@@ -723,7 +766,7 @@ impl Drop for Loaded {
     fn drop(&mut self) {
         // No file is open (each holds a module reference); the clients of files handed over
         // at their release are removed here, before the driver goes.
-        glue::exit_misc();
+        glue::exit_dev();
         let c = {
             let st = &*self.state;
             let mut l = st.update.lock();

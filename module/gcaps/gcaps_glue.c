@@ -2,7 +2,7 @@
 /*
  * The C glue of gcaps.ko: the kernel services the device (device.rs, Rust without the kernel
  * crate) uses, the same in both hosts (host_rust.rs on Rust-for-Linux kernels, host_c.c on
- * kernels without Rust). The misc device and its file operations, memory and the kernel log,
+ * kernels without Rust). The character device and its file operations, memory and the kernel log,
  * the update lock (an rt_mutex) and the LIST mutex, the caller's identity and scheduling
  * state, the update ceiling (U1/U2), user copies, the published eligible snapshot (seqcount),
  * the per-TSG event table (raw spinlock) and its work item, and the backend entry point
@@ -12,13 +12,14 @@
  */
 #include <linux/bitmap.h>
 #include <linux/capability.h>
+#include <linux/cdev.h>
 #include <linux/cred.h>
+#include <linux/device.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kprobes.h>
 #include <linux/lockdep.h>
 #include <linux/ktime.h>
-#include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/module.h>
@@ -616,12 +617,15 @@ static bool gcaps_ev_recovered;
 static void *gcaps_ctx;
 
 /*
- * The work item applies TSG events and owner exits when no real-time update does. It never
- * waits for the update lock: a kworker (SCHED_OTHER) queued behind a stream of real-time
- * updaters at the ceiling would wait as long as the stream lasts (15 s in the PREEMPT_RT stress
- * test on a loaded host, which the hung-task detector reported). It takes the lock only when
- * nobody owns it or waits for it, and otherwise tries again a jiffy later. Nothing is lost
- * meanwhile: every real-time update drains pending events and exits itself.
+ * The work item applies TSG events, owner exits and handed-over files when no real-time update
+ * does. It never waits for the update lock: a kworker (SCHED_OTHER) queued behind a stream of
+ * real-time updaters at the ceiling would wait as long as the stream lasts (15 s in the
+ * PREEMPT_RT stress test on a loaded host, which the hung-task detector reported). It takes the
+ * lock only when nobody owns it or waits for it, and otherwise tries again a jiffy later, but
+ * only while something is still pending (gcaps_rust_work() says so): every real-time update
+ * drains pending events, exits and files itself, so under a stream of real-time updaters the
+ * retries end with the first of them that drains (one failed try per jiffy until then, each a
+ * few loads and no sleep). Whatever is added later kicks the work item again.
  */
 static void gcaps_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gcaps_work, gcaps_work_fn);
@@ -638,6 +642,12 @@ static void gcaps_work_fn(struct work_struct *work)
 static void gcaps_ev_kick(void)
 {
 	mod_delayed_work(system_highpri_wq, &gcaps_work, 0);
+}
+
+/* For the device: something is left for the work item (any context). */
+void gcaps_glue_work_kick(void)
+{
+	gcaps_ev_kick();
 }
 
 static void gcaps_ev_put(u32 tsgid, const struct gcaps_be_tsg *tsg, bool present)
@@ -935,8 +945,8 @@ struct gcaps_file {
 };
 
 /*
- * Files whose release did not take the update lock (a dying closer below the ceiling found it
- * busy, or a fatal signal ended a live closer's wait: see gcaps_rust_release()). Each keeps
+ * Files whose release did not take the update lock (a closer below the ceiling found it busy,
+ * or a fatal signal ended a real-time closer's wait: see gcaps_rust_release()). Each keeps
  * its pid reference, which its client names, until the work item or the next real-time update
  * has removed the client under the update lock (gcaps_glue_closed_pop(), then _free()).
  */
@@ -962,6 +972,16 @@ void *gcaps_glue_closed_pop(struct gcaps_client_ref *client)
 	if (f)
 		*client = f->client;
 	return f;
+}
+
+/* Puts a popped file back at the head of the list (its client is still there). */
+void gcaps_glue_closed_unpop(void *file)
+{
+	struct gcaps_file *f = file;
+
+	spin_lock(&gcaps_closed_lock);
+	list_add(&f->closed, &gcaps_closed);
+	spin_unlock(&gcaps_closed_lock);
 }
 
 /* Drops a popped file's pid reference and frees it (its client is gone). */
@@ -1062,12 +1082,75 @@ static const struct file_operations gcaps_fops = {
 	.llseek		= noop_llseek,
 };
 
-static struct miscdevice gcaps_misc = {
-	.minor	= MISC_DYNAMIC_MINOR,
-	.name	= GCAPS_DEVICE_NAME,
-	.fops	= &gcaps_fops,
-	.mode	= 0666,
-};
+/*
+ * /dev/gcaps is a character device of its own (a dynamic major, one minor), not a misc device:
+ * the misc layer calls every misc device's open with its global misc_mtx held
+ * (drivers/char/misc.c, misc_open(), in 5.10 and 6.12 alike), and gcaps's open waits for the
+ * update lock, behind real-time updaters for as long as they keep it busy: as a misc device,
+ * that wait would hold misc_mtx and delay every other misc device's open (and misc_register())
+ * with it. chrdev_open() calls the open with no lock held, so the wait delays only its caller.
+ */
+static dev_t gcaps_devt;
+static struct cdev gcaps_cdev;
+static struct class *gcaps_class;
+
+/* devtmpfs: /dev/gcaps for everyone (what the misc device's .mode = 0666 gave). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+static char *gcaps_devnode(const struct device *dev, umode_t *mode)
+#else
+static char *gcaps_devnode(struct device *dev, umode_t *mode)
+#endif
+{
+	if (mode)
+		*mode = 0666;
+	return NULL;
+}
+
+static int gcaps_chrdev_register(void)
+{
+	struct device *dev;
+	int ret;
+
+	ret = alloc_chrdev_region(&gcaps_devt, 0, 1, GCAPS_DEVICE_NAME);
+	if (ret)
+		return ret;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	gcaps_class = class_create(GCAPS_DEVICE_NAME);
+#else
+	gcaps_class = class_create(THIS_MODULE, GCAPS_DEVICE_NAME);
+#endif
+	if (IS_ERR(gcaps_class)) {
+		ret = PTR_ERR(gcaps_class);
+		goto out_region;
+	}
+	gcaps_class->devnode = gcaps_devnode;
+	cdev_init(&gcaps_cdev, &gcaps_fops);
+	gcaps_cdev.owner = THIS_MODULE;
+	ret = cdev_add(&gcaps_cdev, gcaps_devt, 1);
+	if (ret)
+		goto out_class;
+	dev = device_create(gcaps_class, NULL, gcaps_devt, NULL, GCAPS_DEVICE_NAME);
+	if (IS_ERR(dev)) {
+		ret = PTR_ERR(dev);
+		goto out_cdev;
+	}
+	return 0;
+out_cdev:
+	cdev_del(&gcaps_cdev);
+out_class:
+	class_destroy(gcaps_class);
+out_region:
+	unregister_chrdev_region(gcaps_devt, 1);
+	return ret;
+}
+
+static void gcaps_chrdev_unregister(void)
+{
+	device_destroy(gcaps_class, gcaps_devt);
+	cdev_del(&gcaps_cdev);
+	class_destroy(gcaps_class);
+	unregister_chrdev_region(gcaps_devt, 1);
+}
 
 int gcaps_glue_init(void *ctx)
 {
@@ -1093,16 +1176,16 @@ int gcaps_glue_init(void *ctx)
 	BUILD_BUG_ON(sizeof(struct gcaps_client_info) != 48);
 	BUILD_BUG_ON(sizeof(struct gcaps_tsg_info) != 24);
 	WRITE_ONCE(gcaps_ctx, ctx);
-	ret = misc_register(&gcaps_misc);
+	ret = gcaps_chrdev_register();
 	if (ret)
 		WRITE_ONCE(gcaps_ctx, NULL);
 	return ret;
 }
 
 /* First step of unloading: no new opens (no file can be open: the module refcount says so). */
-void gcaps_glue_exit_misc(void)
+void gcaps_glue_exit_dev(void)
 {
-	misc_deregister(&gcaps_misc);
+	gcaps_chrdev_unregister();
 }
 
 /* Last step of unloading, after the backend was detached: no work item runs any more. */

@@ -58,7 +58,7 @@ long gcaps_rust_ioctl(void *ctx, struct gcaps_client_ref client, unsigned int cm
 void gcaps_rust_owner_exited(void *ctx, struct gcaps_client_ref client);
 int gcaps_rust_bind(void *ctx, const void *ops, void *drv);
 void gcaps_rust_unbind(void *ctx);
-/* The work item: false if the update lock was taken (nothing done; try again later). */
+/* The work item: false if it must run again (the update lock was taken and work is pending). */
 bool gcaps_rust_work(void *ctx);
 
 /* Memory (zeroed; kvfree), the kernel log (level 3 err, 4 warn, else info; "gcaps: " prefix),
@@ -84,7 +84,7 @@ unsigned int gcaps_glue_max_clients_per_user(void);
 
 /* Life cycle: publish ctx and register /dev/gcaps; undo. */
 int gcaps_glue_init(void *ctx);
-void gcaps_glue_exit_misc(void);
+void gcaps_glue_exit_dev(void);
 void gcaps_glue_exit_final(void);
 
 /* The calling task. */
@@ -141,6 +141,10 @@ bool gcaps_glue_ev_pending(void);
  * its client (NULL: none); free it once the client is removed. */
 void *gcaps_glue_closed_pop(struct gcaps_client_ref *client);
 void gcaps_glue_closed_free(void *file);
+/* Puts a popped file back at the head (its client is still there), update lock held. */
+void gcaps_glue_closed_unpop(void *file);
+/* Kicks the work item (any context). */
+void gcaps_glue_work_kick(void);
 
 /* Backend binding (update lock held). */
 int gcaps_glue_be_attach(const void *ops, void *drv);

@@ -104,7 +104,7 @@ extern "C" {
     fn gcaps_glue_trace_unlock();
     fn gcaps_glue_max_clients_per_user() -> c_uint;
     fn gcaps_glue_init(ctx: *mut c_void) -> c_int;
-    fn gcaps_glue_exit_misc();
+    fn gcaps_glue_exit_dev();
     fn gcaps_glue_exit_final();
     fn gcaps_glue_current_sched(policy: *mut i32, rt_priority: *mut i32);
     fn gcaps_glue_may_raise_rt_prio(prio: c_int) -> bool;
@@ -114,6 +114,8 @@ extern "C" {
     fn gcaps_glue_pid_group_exited(pid_token: usize) -> bool;
     fn gcaps_glue_closed_pop(client: *mut ClientRef) -> *mut c_void;
     fn gcaps_glue_closed_free(file: *mut c_void);
+    fn gcaps_glue_closed_unpop(file: *mut c_void);
+    fn gcaps_glue_work_kick();
     fn gcaps_glue_boost_on() -> bool;
     fn gcaps_glue_boost_prio() -> c_int;
     fn gcaps_glue_sched_lock();
@@ -204,9 +206,9 @@ pub(crate) unsafe fn init(ctx: *mut c_void) -> Result {
 }
 
 /// Deregisters `/dev/gcaps` (no file is open: each open file holds a module reference).
-pub(crate) fn exit_misc() {
+pub(crate) fn exit_dev() {
     // SAFETY: Called once from module exit, after a successful `init`.
-    unsafe { gcaps_glue_exit_misc() }
+    unsafe { gcaps_glue_exit_dev() }
 }
 
 /// Waits for the work item and forgets `ctx`; afterwards no C callback reaches the state.
@@ -271,6 +273,15 @@ impl ClosedFile {
     /// Its client (possibly gone already: the owner's exit removes it too).
     pub(crate) fn client(&self) -> ClientRef {
         self.client
+    }
+
+    /// Puts it back at the head of the list, for a later drain (call with the update lock
+    /// held; its client is still there).
+    pub(crate) fn unpop(self) {
+        let me = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `file` was popped off the list (ours alone) and goes back once; `me` is never
+        // dropped, so it is not freed.
+        unsafe { gcaps_glue_closed_unpop(me.file.as_ptr()) }
     }
 }
 
@@ -824,6 +835,12 @@ impl Backend {
             )
         };
     }
+}
+
+/// Kicks the work item (any context): it runs soon and applies what is pending.
+pub(crate) fn kick_work() {
+    // SAFETY: No preconditions (`mod_delayed_work`).
+    unsafe { gcaps_glue_work_kick() }
 }
 
 /// Whether TSG events may be waiting (a lock-free hint).

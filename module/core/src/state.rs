@@ -796,6 +796,49 @@ impl Core {
         }
     }
 
+    /// Whether removing client `r` (the release of its file, its owner's exit) certainly keeps
+    /// the published decision: its segment, if any, is not the running real-time one (the
+    /// policy's `end_keeps_decision`: `client_gone` ends the segment like an end and drops only
+    /// the client's own TSG set, never the winner's). An unknown client keeps it too (nothing
+    /// is removed). Such a removal publishes nothing, submits nothing and changes no holder:
+    /// bookkeeping any caller may do, a best-effort one included (U5).
+    pub fn release_keeps_decision(&self, r: ClientRef) -> bool {
+        self.end_keeps_decision(r)
+    }
+
+    /// The owner exits marked in `exits` whose removal keeps the decision
+    /// ([`Core::release_keeps_decision`]), for a caller that must not publish or submit (LIST,
+    /// STATUS, STATS): removes each marked client whose owner's group has exited and whose
+    /// segment is not the running one, drops the marks of live owners (as
+    /// [`Core::apply_events`] does) and marks the running client's slot again for an update.
+    /// Returns whether it left such a mark (the caller kicks the work item).
+    pub fn apply_exits_keeping(&mut self, h: &mut impl Host, exits: &Exits) -> bool {
+        let mut left = false;
+        for_each_bit(&exits.take(), |s| {
+            let Some(c) = self.clients.get(s).filter(|c| c.in_use).copied() else {
+                return;
+            };
+            if !h.pid_group_exited(c.pid) {
+                return;
+            }
+            let Ok(slot) = u32::try_from(s) else {
+                return;
+            };
+            let r = ClientRef {
+                id: c.id,
+                slot,
+                pad: 0,
+            };
+            if self.release_keeps_decision(r) {
+                self.remove(h, s);
+            } else {
+                exits.mark(slot);
+                left = true;
+            }
+        });
+        left
+    }
+
     /// The owners of the clients in `slots` (a bit per slot) may have exited: removes each
     /// client whose owner's thread group is gone (its file may live on in another process,
     /// which can do nothing with it). A mark whose slot is free or held by a live process's

@@ -179,6 +179,65 @@ fn release_ends_the_segment() {
     c.check().unwrap();
 }
 
+/// What LIST, STATUS and STATS apply before they answer: the removals that keep the decision,
+/// with no publish and no submit; the running segment's removal is left for an update.
+#[test]
+fn removals_that_keep_the_decision() {
+    let (mut c, mut h) = (core(), TestHost::new(64));
+    c.backend_bound();
+    let exits = Exits::new();
+    h.tsg(0, 1, 10, 1);
+    h.tsg(1, 2, 20, 1);
+    let a = c.open(&mut h, &opener(1, 0, 20), 8).unwrap();
+    let b = c.open(&mut h, &opener(2, 0, 10), 8).unwrap();
+    let e = c.open(&mut h, &opener(3, 0, 0), 8).unwrap();
+    let idle = c.open(&mut h, &opener(4, 0, 0), 8).unwrap();
+    let l = c.open(&mut h, &opener(5, 0, 0), 8).unwrap();
+    c.apply_events(&mut h, &exits);
+    begin(&mut c, &mut h, a, 20).unwrap();
+    begin(&mut c, &mut h, b, 10).unwrap();
+    begin(&mut c, &mut h, e, 0).unwrap();
+    // The running segment's client (a) changes the decision; pending (b), best-effort (e) and
+    // idle clients, and an unknown one, do not.
+    assert!(!c.release_keeps_decision(a));
+    for r in [b, e, idle] {
+        assert!(c.release_keeps_decision(r));
+    }
+    let (pubs, subs) = (h.published.len(), h.resubmits);
+    c.release(&mut h, idle);
+    assert!(c.release_keeps_decision(idle));
+    // Every owner but l's exited; l's mark is a wake of a live process.
+    h.exited.extend([1, 2, 3]);
+    for r in [a, b, e, l] {
+        exits.mark(r.slot);
+    }
+    assert!(c.apply_exits_keeping(&mut h, &exits), "a's removal is left");
+    assert_eq!(
+        (h.published.len(), h.resubmits),
+        (pubs, subs),
+        "no publish, no submit"
+    );
+    assert_eq!(c.running_slot(), Some(a.slot as usize));
+    let (buf, li) = list(&c, &h);
+    let ids: Vec<u64> = buf.clients[..li.clients_count as usize]
+        .iter()
+        .map(|i| i.client_id)
+        .collect();
+    assert_eq!(ids, [a.id, l.id]);
+    let s = stats(&mut c, None);
+    assert_eq!((s.ends_by_close, s.segments_open, s.clients_now), (2, 1, 2));
+    // Only a's mark is left, for an update: it removes a and hands the GPU to nobody.
+    assert!(exits.any());
+    assert!(c.apply_exits_keeping(&mut h, &exits));
+    assert_eq!(h.published.len(), pubs);
+    c.apply_events(&mut h, &exits);
+    assert!(!exits.any());
+    assert!(h.published.len() > pubs && h.resubmits > subs);
+    assert!(h.snapshot().unwrap().all);
+    assert_eq!(stats(&mut c, None).clients_now, 1);
+    c.check().unwrap();
+}
+
 #[test]
 fn owner_exit_and_stale_refs() {
     let (mut c, mut h) = (core(), TestHost::new(64));

@@ -291,7 +291,12 @@ impl Sys {
                 if n.m.files[f] == File::Closed {
                     return None;
                 }
+                let keeps = n.core.release_keeps_decision(n.refs[f]);
                 n.core.release(&mut n.host, n.refs[f]);
+                if keeps {
+                    // What a caller that must not submit may apply (LIST, STATUS, STATS).
+                    assert_eq!(n.host.published.len(), pubs, "a keeping release published");
+                }
                 n.m.files[f] = File::Closed;
             }
             Ev::Exit(p) => {
@@ -308,6 +313,11 @@ impl Sys {
                 }
                 n.host.exited.insert(tgid(p, n.m.inc[p]) as usize);
                 n.m.inc[p] += 1;
+                // A LIST, STATUS or STATS call comes first: it removes the clients whose
+                // removal keeps the decision, publishing nothing, and leaves the running one's.
+                let left = n.core.apply_exits_keeping(&mut n.host, &exits);
+                assert_eq!(n.host.published.len(), pubs, "a keeping exit published");
+                assert_eq!(left, exits.any(), "left marks");
                 // The work item runs (it also drains TSG events).
                 n.core.apply_events(&mut n.host, &exits);
                 n.drained();
