@@ -87,6 +87,25 @@ static inline void set_fifo(int prio)
 	}
 }
 
+/* The policy and priority of thread `tid` (0: the caller). */
+static inline void sched_of(pid_t tid, int *policy, int *prio)
+{
+	struct sched_param sp = { 0 };
+
+	*policy = sched_getscheduler(tid);
+	sched_getparam(tid, &sp);
+	*prio = sp.sched_priority;
+}
+
+/* Whether thread `tid` runs at `policy` `prio`. */
+static inline int sched_is(pid_t tid, int policy, int prio)
+{
+	int p, q;
+
+	sched_of(tid, &p, &q);
+	return p == policy && q == prio;
+}
+
 static inline uint64_t rnd(uint64_t *s)
 {
 	*s ^= *s >> 12;

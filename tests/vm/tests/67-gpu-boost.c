@@ -209,30 +209,12 @@ static int wait_state(int fd, pid_t pid, int state, const char *what)
 	return 0;
 }
 
-/* The policy and priority of thread `tid`. */
-static void sched_of(pid_t tid, int *policy, int *prio)
-{
-	struct sched_param sp = { 0 };
-
-	*policy = sched_getscheduler(tid);
-	sched_getparam(tid, &sp);
-	*prio = sp.sched_priority;
-}
-
-static int is(pid_t tid, int policy, int prio)
-{
-	int p, q;
-
-	sched_of(tid, &p, &q);
-	return p == policy && q == prio;
-}
-
 /* Polls (at most 5 s) until thread `tid` runs at `policy` `prio`. */
 static int wait_sched(pid_t tid, int policy, int prio)
 {
 	uint64_t end = now_ns() + 5000000000ull;
 
-	while (!is(tid, policy, prio)) {
+	while (!sched_is(tid, policy, prio)) {
 		if (now_ns() > end)
 			return 0;
 		usleep(500);
@@ -569,7 +551,7 @@ static void rules(void)
 	/* A boosted owner's end (98 -> ceiling 99 -> its own 10, not 98). */
 	set_fifo(10);
 	CHECK(seg_begin(fd, 0, NULL) == 0, "begin");
-	CHECK(is(me, SCHED_FIFO, 98), "running owner not at SCHED_FIFO 98");
+	CHECK(sched_is(me, SCHED_FIFO, 98), "running owner not at SCHED_FIFO 98");
 	st = status(fd);
 	CHECK(st.boost == (GCAPS_BOOST_ON | GCAPS_BOOST_SELF), "STATUS boost %#x, want ON|SELF",
 	      st.boost);
@@ -585,12 +567,12 @@ static void rules(void)
 
 		CHECK(sched_setscheduler(0, SCHED_RR, &sp) == 0, "SCHED_RR 15");
 	}
-	CHECK(seg_begin(fd, 0, NULL) == 0 && is(me, SCHED_FIFO, 98), "RR owner not boosted");
-	CHECK(seg_end(fd) == 0 && is(me, SCHED_RR, 15), "RR owner not back at SCHED_RR 15");
+	CHECK(seg_begin(fd, 0, NULL) == 0 && sched_is(me, SCHED_FIFO, 98), "RR owner not boosted");
+	CHECK(seg_end(fd) == 0 && sched_is(me, SCHED_RR, 15), "RR owner not back at SCHED_RR 15");
 
 	/* The owner changes its own priority while boosted: it stays. */
 	set_fifo(10);
-	CHECK(seg_begin(fd, 0, NULL) == 0 && is(me, SCHED_FIFO, 98), "owner not boosted (2)");
+	CHECK(seg_begin(fd, 0, NULL) == 0 && sched_is(me, SCHED_FIFO, 98), "owner not boosted (2)");
 	set_fifo(20);
 	CHECK(!(status(fd).boost & GCAPS_BOOST_SELF), "STATUS still says boosted after the change");
 	CHECK(seg_end(fd) == 0, "end (2)");
@@ -607,11 +589,11 @@ static void rules(void)
 		pthread_create(&th, NULL, began_thread, &a);
 		while (!a.done)
 			usleep(1000);
-		CHECK(is(a.tid, SCHED_FIFO, 98), "the thread that began is not boosted");
-		CHECK(is(me, SCHED_FIFO, 5), "another thread of the owner was boosted");
+		CHECK(sched_is(a.tid, SCHED_FIFO, 98), "the thread that began is not boosted");
+		CHECK(sched_is(me, SCHED_FIFO, 5), "another thread of the owner was boosted");
 		CHECK(seg_end(fd) == 0, "end by another thread");
-		CHECK(is(a.tid, SCHED_FIFO, 10), "the thread that began is still boosted after the end");
-		CHECK(is(me, SCHED_FIFO, 5), "the ending thread's priority changed");
+		CHECK(sched_is(a.tid, SCHED_FIFO, 10), "the thread that began is still boosted after the end");
+		CHECK(sched_is(me, SCHED_FIFO, 5), "the ending thread's priority changed");
 		a.step = 1;
 		pthread_join(th, NULL);
 	}
@@ -755,10 +737,10 @@ static void killed_owner(void)
 		if (seg_end(f))
 			_exit(3);
 		/* back at its own priority, checked by itself */
-		_exit(is(gettid(), SCHED_FIFO, 5) ? 0 : 4);
+		_exit(sched_is(gettid(), SCHED_FIFO, 5) ? 0 : 4);
 	}
 	wait_state(fd, p, GCAPS_STATE_PENDING, "P's segment");
-	CHECK(is(p, SCHED_FIFO, 5), "pending P boosted");
+	CHECK(sched_is(p, SCHED_FIFO, 5), "pending P boosted");
 	kill(k, SIGKILL);
 	CHECK(waitpid(k, NULL, 0) == k, "waitpid K");
 	wait_state(fd, p, GCAPS_STATE_RUNNING, "P after K's kill");
@@ -845,19 +827,19 @@ static void inheritance(void)
 	set_fifo(10);
 
 	/* The end unboosts an owner that inherits 99. */
-	CHECK(seg_begin(fd, 0, NULL) == 0 && is(me, SCHED_FIFO, 98), "PI: owner not boosted");
+	CHECK(seg_begin(fd, 0, NULL) == 0 && sched_is(me, SCHED_FIFO, 98), "PI: owner not boosted");
 	pthread_mutex_lock(&m);
 	pthread_create(&th, NULL, pi_wait, &w);
 	CHECK(wait_eff(me, -100), "PI: the owner never inherited the waiter's 99 (effective %d)",
 	      eff_prio(me));
 	CHECK(seg_end(fd) == 0, "PI: end");
-	CHECK(is(me, SCHED_FIFO, 10), "PI: after the end the owner's own priority is not FIFO 10");
+	CHECK(sched_is(me, SCHED_FIFO, 10), "PI: after the end the owner's own priority is not FIFO 10");
 	CHECK(eff_prio(me) == -100 && !w.locked,
 	      "PI: the unboost dropped the inherited 99 (effective %d, waiter %s)", eff_prio(me),
 	      w.locked ? "ran" : "waits");
 
 	/* The begin boosts an owner that inherits 99. */
-	CHECK(seg_begin(fd, 0, NULL) == 0 && is(me, SCHED_FIFO, 98),
+	CHECK(seg_begin(fd, 0, NULL) == 0 && sched_is(me, SCHED_FIFO, 98),
 	      "PI: owner not boosted while it inherits");
 	CHECK(eff_prio(me) == -100 && !w.locked,
 	      "PI: the boost dropped the inherited 99 (effective %d, waiter %s)", eff_prio(me),
@@ -869,7 +851,7 @@ static void inheritance(void)
 	CHECK(w.locked, "PI: the waiter never got the mutex");
 	CHECK(eff_prio(me) == -99, "PI: after the unlock the owner is at effective %d, not its "
 	      "boost 98 (-99)", eff_prio(me));
-	CHECK(seg_end(fd) == 0 && is(me, SCHED_FIFO, 10) && eff_prio(me) == -11,
+	CHECK(seg_end(fd) == 0 && sched_is(me, SCHED_FIFO, 10) && eff_prio(me) == -11,
 	      "PI: after the last end the owner is at effective %d, not its own 10 (-11)",
 	      eff_prio(me));
 	set_fifo(0);

@@ -55,23 +55,6 @@ struct rec {
 
 static struct rec *R;
 
-static void sched_of(pid_t tid, int *policy, int *prio)
-{
-	struct sched_param sp = { 0 };
-
-	*policy = sched_getscheduler(tid);
-	sched_getparam(tid, &sp);
-	*prio = sp.sched_priority;
-}
-
-static int is(pid_t tid, int policy, int prio)
-{
-	int p, q;
-
-	sched_of(tid, &p, &q);
-	return p == policy && q == prio;
-}
-
 static void set_other(pid_t tid, int policy, int prio)
 {
 	struct sched_param sp = { .sched_priority = prio };
@@ -158,7 +141,7 @@ static int in_submit(pid_t tid, int unused)
 
 static int at_fifo(pid_t tid, int prio)
 {
-	return is(tid, SCHED_FIFO, prio);
+	return sched_is(tid, SCHED_FIFO, prio);
 }
 
 static int done_x(pid_t unused, int n)
@@ -297,7 +280,7 @@ static void change_in_begin(const char *params, int ceiling, int boost)
 	stall(10000);
 	R->step_x = 1;
 	if (poll_for(in_submit, x, 0, "X's begin in its submit")) {
-		CHECK(is(x, SCHED_FIFO, ceiling), "X not at the ceiling %d in its update", ceiling);
+		CHECK(sched_is(x, SCHED_FIFO, ceiling), "X not at the ceiling %d in its update", ceiling);
 		set_other(x, SCHED_FIFO, 20);
 	}
 	stall(0);
@@ -543,7 +526,7 @@ static void change_then_unboost(void)
 	poll_for(done_y, 0, 0, "Y ready");
 	x = child_x_holder();
 	poll_for(done_x, 0, 0, "X's first begin");
-	CHECK(R->x_state[0] == GCAPS_STATE_RUNNING && is(x, SCHED_FIFO, 98),
+	CHECK(R->x_state[0] == GCAPS_STATE_RUNNING && sched_is(x, SCHED_FIFO, 98),
 	      "X's first begin: state %u, want RUNNING and boosted", R->x_state[0]);
 	stall(10000);
 	pthread_create(&th, NULL, always_thread, NULL);
