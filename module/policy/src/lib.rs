@@ -50,7 +50,7 @@
 //! 4. Every other open segment is *pending* ([`ClientStatus::Pending`]) and becomes
 //!    running as soon as it is the winner by rule 2 or rule 3.
 //!
-//! Consequences (checked by the exhaustive model check in `tests/model_check.rs`):
+//! Consequences (checked by the exhaustive model check in `tests/model_check/`):
 //! eligible and pending clients are disjoint; every open segment is running or
 //! pending; at most one real-time segment runs and it has the highest priority; no
 //! event removes the TSGs of a client that still should run.
