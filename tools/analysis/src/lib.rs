@@ -4,7 +4,8 @@
 //! priority assignment, and the random taskset generator of Sec. 7.1.
 //!
 //! Layers of the analysis, each using only those below it:
-//! [`model`] → [`wcrt`] (bounds of a fixed GPU priority assignment) →
+//! [`model`] → `per_task` (the per-task view every analysis uses) →
+//! [`wcrt`] (bounds of a fixed GPU priority assignment) →
 //! [`audsley`] (generic priority search) + [`gpu_priorities`] (the search
 //! for GPU priorities) → [`analyze`](mod@analyze) (the user-facing entry
 //! point).
@@ -16,6 +17,7 @@ pub mod experiment;
 pub mod generate;
 pub mod gpu_priorities;
 pub mod model;
+mod per_task;
 pub mod taskset_file;
 pub mod wcrt;
 

@@ -37,7 +37,7 @@ pub(crate) struct Fmlp {
 impl Fmlp {
     pub fn new(ctx: &Ctx, view: &mut View, i: usize) -> Fmlp {
         let ti = &ctx.tasks[i];
-        let eta = ti.eta();
+        let eta = ti.eta;
         let mut local = Vec::new();
         let mut per_request = Vec::new();
         for x in 0..ctx.tasks.len() {
@@ -58,10 +58,10 @@ impl Fmlp {
                     tx.misc.first().copied().unwrap_or(0)
                 };
                 let w = view.window(ctx, x, i);
-                per_request.push((eta + 1, f, w, tx.period, tx.eta()));
+                per_request.push((eta + 1, f, w, tx.period, tx.eta));
             } else if eta > 0 {
                 let w = view.window(ctx, x, i);
-                per_request.push((eta, tx.cs_max(), w, tx.period, tx.eta()));
+                per_request.push((eta, tx.cs_max(), w, tx.period, tx.eta));
             }
         }
         Fmlp { local, per_request }

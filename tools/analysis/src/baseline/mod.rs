@@ -19,7 +19,9 @@
 mod fmlp;
 mod mpcp;
 
-use crate::model::{Segment, Taskset, Time};
+use crate::model::{Taskset, Time};
+pub(crate) use crate::per_task::ceil_div;
+use crate::per_task::{self, PerTask};
 
 /// The locking protocol of a synchronization-based baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,47 +43,9 @@ pub struct Bounds {
     pub wcrt: Vec<Option<Time>>,
 }
 
-/// Per-task quantities.
-#[derive(Debug, Clone)]
-pub(crate) struct Task {
-    pub rt: bool,
-    /// CPU priority (0 for best-effort tasks, below every real-time one).
-    pub prio: u32,
-    pub cpu: u32,
-    pub period: Time,
-    pub deadline: Time,
-    /// C_i.
-    pub c: Time,
-    /// Per GPU segment, the lock holding time `G^m + G^e + θ`, largest first.
-    pub cs: Vec<Time>,
-    /// Per GPU segment, `G^m`, largest first.
-    pub misc: Vec<Time>,
-    /// Sum of `cs`.
-    pub cs_total: Time,
-    /// Sum of `misc`.
-    pub misc_total: Time,
-}
-
-impl Task {
-    /// η_i: number of GPU segments (lock requests per job).
-    pub fn eta(&self) -> Time {
-        self.cs.len() as Time
-    }
-
-    /// Largest critical section (0 without GPU segments).
-    pub fn cs_max(&self) -> Time {
-        self.cs.first().copied().unwrap_or(0)
-    }
-
-    /// The task's own work: its CPU segments and its critical sections.
-    pub fn own(&self) -> Time {
-        self.c.saturating_add(self.cs_total)
-    }
-}
-
 /// The analysis context of one taskset.
 pub(crate) struct Ctx {
-    pub tasks: Vec<Task>,
+    pub tasks: Vec<PerTask>,
     /// Busy-waiting (the holder keeps its core during `G^e`) or
     /// self-suspending.
     pub busy: bool,
@@ -91,41 +55,8 @@ pub(crate) struct Ctx {
 
 impl Ctx {
     pub fn new(ts: &Taskset, busy: bool) -> Ctx {
-        let theta = ts.platform.theta;
-        let tasks: Vec<Task> = ts
-            .tasks
-            .iter()
-            .map(|t| {
-                let mut c: Time = 0;
-                let mut cs = Vec::new();
-                let mut misc = Vec::new();
-                for s in &t.segments {
-                    match s {
-                        Segment::Cpu(x) => c = c.saturating_add(*x),
-                        Segment::Gpu(g) => {
-                            cs.push(g.misc.saturating_add(g.exec).saturating_add(theta));
-                            misc.push(g.misc);
-                        }
-                    }
-                }
-                cs.sort_unstable_by(|a, b| b.cmp(a));
-                misc.sort_unstable_by(|a, b| b.cmp(a));
-                Task {
-                    rt: t.priority.is_some(),
-                    prio: t.priority.unwrap_or(0),
-                    cpu: t.cpu,
-                    period: t.period.max(1),
-                    deadline: t.deadline,
-                    c,
-                    cs_total: cs.iter().fold(0, |a: Time, x| a.saturating_add(*x)),
-                    misc_total: misc.iter().fold(0, |a: Time, x| a.saturating_add(*x)),
-                    cs,
-                    misc,
-                }
-            })
-            .collect();
-        let mut order: Vec<usize> = (0..tasks.len()).filter(|&i| tasks[i].rt).collect();
-        order.sort_by(|&a, &b| tasks[b].prio.cmp(&tasks[a].prio).then(a.cmp(&b)));
+        let tasks = per_task::tasks(ts);
+        let order = per_task::rt_order(&tasks);
         Ctx { tasks, busy, order }
     }
 
@@ -156,15 +87,6 @@ impl Ctx {
         } else {
             th.c.saturating_add(th.misc_total)
         }
-    }
-}
-
-#[inline]
-pub(crate) fn ceil_div(a: Time, b: Time) -> Time {
-    if a == 0 {
-        0
-    } else {
-        (a - 1) / b + 1
     }
 }
 
@@ -289,7 +211,7 @@ fn fixed_point(own: Time, f: &impl Delay, ctx: &Ctx, deadline: Time) -> Option<T
 }
 
 fn bound(ctx: &Ctx, protocol: Protocol, view: &mut View, i: usize) -> Option<Time> {
-    let own = ctx.tasks[i].own();
+    let own = ctx.tasks[i].own_locked();
     let d = ctx.tasks[i].deadline;
     let r = match protocol {
         Protocol::Mpcp => fixed_point(own, &mpcp::Mpcp::new(ctx, view, i), ctx, d),

@@ -58,7 +58,7 @@ fn request_wait(w_low: Time, hp: &[Term], deadline: Time) -> Option<Time> {
 impl Mpcp {
     pub fn new(ctx: &Ctx, view: &mut View, i: usize) -> Mpcp {
         let ti = &ctx.tasks[i];
-        let eta = ti.eta();
+        let eta = ti.eta;
         let mut local = Vec::new();
         let mut lock_hp = Vec::new();
         let mut remote_idx = Vec::new();

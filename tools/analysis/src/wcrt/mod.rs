@@ -85,11 +85,4 @@ pub enum WaitMode {
     Suspend,
 }
 
-#[inline]
-pub(crate) fn ceil_div(a: crate::model::Time, b: crate::model::Time) -> crate::model::Time {
-    if a == 0 {
-        0
-    } else {
-        (a - 1) / b + 1
-    }
-}
+pub(crate) use crate::per_task::ceil_div;
