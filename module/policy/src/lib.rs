@@ -138,8 +138,8 @@ pub mod set;
 // this file is a private module) unused ones must not warn.
 #[allow(unused_imports)]
 pub use self::policy::{
-    ClientId, ClientInfo, ClientStatus, Decision, Error, GpuPriority, Outcome, Policy, ProcessKey,
-    SchedClass, Segment, MAX_PRIORITY, MIN_PRIORITY,
+    priority_in_range, ClientId, ClientInfo, ClientStatus, Decision, Error, GpuPriority, Outcome,
+    Policy, ProcessKey, SchedClass, Segment, MAX_PRIORITY, MIN_PRIORITY,
 };
 #[allow(unused_imports)]
 pub use self::set::{TsgSet, TsgSetIter};

@@ -27,6 +27,14 @@ pub const MIN_PRIORITY: u8 = 1;
 /// Highest valid real-time (CPU or GPU) priority.
 pub const MAX_PRIORITY: u8 = 99;
 
+/// Whether `p` is a valid real-time priority, CPU or GPU (`MIN_PRIORITY..=MAX_PRIORITY`):
+/// the one check of that range, for every layer that validates a priority before it
+/// reaches the policy (the policy's own events, the analysis's taskset rules, the
+/// simulator's tasksets).
+pub const fn priority_in_range(p: i64) -> bool {
+    p >= MIN_PRIORITY as i64 && p <= MAX_PRIORITY as i64
+}
+
 /// Default number of 64-bit words of TSG ids (16 words = 1024 TSG ids).
 pub const DEFAULT_TSG_WORDS: usize = 16;
 /// Default client (process) capacity.
@@ -262,7 +270,7 @@ impl Client {
 }
 
 fn check_priority(p: u8) -> Result<u8, Error> {
-    if (MIN_PRIORITY..=MAX_PRIORITY).contains(&p) {
+    if priority_in_range(i64::from(p)) {
         Ok(p)
     } else {
         Err(Error::PriorityOutOfRange)

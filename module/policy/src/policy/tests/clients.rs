@@ -175,3 +175,20 @@ fn keys_are_64_bit() {
     assert_eq!(p.tsg_owner(1), Some(old));
     assert_eq!(p.client_by_key(7), None);
 }
+
+#[test]
+fn priority_range_is_one_to_ninety_nine() {
+    for (p, ok) in [
+        (i64::MIN, false),
+        (-1, false),
+        (0, false),
+        (1, true),
+        (50, true),
+        (99, true),
+        (100, false),
+        (256, false),
+        (i64::MAX, false),
+    ] {
+        assert_eq!(priority_in_range(p), ok, "priority {p}");
+    }
+}
