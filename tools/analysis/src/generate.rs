@@ -44,8 +44,8 @@
 //! so the same seed gives the same taskset on any machine.
 
 use crate::model::{
-    GpuSegment, Platform, Segment, Task, Taskset, Time, BOOST_PRIORITY, MAX_BOOST_TASK_PRIORITY,
-    MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
+    eps_fast_ok, GpuSegment, Platform, Segment, Task, Taskset, Time, BOOST_PRIORITY, EPS_FAST_RULE,
+    MAX_BOOST_TASK_PRIORITY, MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -226,11 +226,10 @@ impl GenParams {
         if self.timeslice == 0 {
             return err("timeslice: the TSG time slice must be positive".into());
         }
-        if self.epsilon_fast.is_some_and(|f| f > self.epsilon) {
-            return err(
-                "epsilon-fast-ms: must not exceed epsilon-ms (it bounds the updates that do not submit)"
-                    .into(),
-            );
+        if !eps_fast_ok(self.epsilon_fast, self.epsilon) {
+            return err(format!(
+                "epsilon-fast-ms: must not exceed epsilon-ms ({EPS_FAST_RULE})"
+            ));
         }
         check_ratio("best-effort-ratio", Range::fixed(self.best_effort_ratio))?;
         let n = self.max_tasks();

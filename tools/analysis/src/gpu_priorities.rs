@@ -25,7 +25,7 @@
 //! the paper's test always passes that check.
 
 use crate::audsley::audsley;
-use crate::model::Time;
+use crate::model::{Time, MAX_GPU_PRIORITY, MIN_PRIORITY};
 use crate::wcrt::{build, fixed_point, pass, Ctx, Deps, Pass, St, Term, View};
 
 /// Estimate-guided searches after the paper's one (each is one Audsley run
@@ -42,7 +42,7 @@ pub(crate) fn assign(ctx: &Ctx, gprio: &[u32]) -> Option<(Vec<u32>, Pass)> {
     let n = ctx.p.len();
     let gpu: Vec<usize> = (0..n).filter(|&i| ctx.p[i].rt && ctx.p[i].gpu()).collect();
     let m = gpu.len();
-    if m == 0 || m > 99 {
+    if m == 0 || m > (MAX_GPU_PRIORITY - MIN_PRIORITY + 1) as usize {
         return None;
     }
     let mut terms = Vec::with_capacity(2 * n);

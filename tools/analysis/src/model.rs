@@ -24,13 +24,38 @@ pub const BOOST_PRIORITY: u32 = UPDATE_CEILING - 1;
 /// generator gives priorities from here down, so that every generated set
 /// is valid for every policy.
 pub const MAX_BOOST_TASK_PRIORITY: u32 = BOOST_PRIORITY - 1;
-/// Highest accepted GPU-segment priority (a GPU priority is not a CPU
-/// priority, so the ceiling does not limit it).
-pub const MAX_GPU_PRIORITY: u32 = 99;
+/// Highest accepted GPU-segment priority: gcaps's (a GPU priority is not a
+/// CPU priority, so the ceiling does not limit it).
+pub const MAX_GPU_PRIORITY: u32 = gcaps_policy::MAX_PRIORITY as u32;
 /// Largest accepted number of submissions of one GPU segment (U7).
 pub const MAX_SUBMISSIONS: u32 = 1_000_000;
-/// Lowest SCHED_FIFO priority accepted for a real-time task.
-pub const MIN_PRIORITY: u32 = 1;
+/// Lowest SCHED_FIFO priority accepted for a real-time task, and lowest
+/// GPU-segment priority: gcaps's.
+pub const MIN_PRIORITY: u32 = gcaps_policy::MIN_PRIORITY as u32;
+
+/// Whether `p` is an accepted CPU priority of a real-time task
+/// (`MIN_PRIORITY..=MAX_PRIORITY`, below the update ceiling): the one check,
+/// for the file's schema and rules.
+pub fn cpu_priority_ok(p: i64) -> bool {
+    (i64::from(MIN_PRIORITY)..=i64::from(MAX_PRIORITY)).contains(&p)
+}
+
+/// Whether `p` is an accepted GPU-segment priority
+/// (`MIN_PRIORITY..=MAX_GPU_PRIORITY`): gcaps's own check
+/// ([`gcaps_policy::priority_in_range`]).
+pub fn gpu_priority_ok(p: i64) -> bool {
+    gcaps_policy::priority_in_range(p)
+}
+
+/// Why `epsilon_fast` may not exceed `epsilon` (D20), for the messages of
+/// [`eps_fast_ok`]'s callers.
+pub const EPS_FAST_RULE: &str = "it bounds the updates that do not submit";
+
+/// Whether `epsilon_fast` (`None`: `epsilon`) is within `epsilon`: the one
+/// check of that rule, for the file's rules and the generator's parameters.
+pub fn eps_fast_ok(epsilon_fast: Option<Time>, epsilon: Time) -> bool {
+    epsilon_fast.is_none_or(|f| f <= epsilon)
+}
 
 /// The platform: CPU count and the GPU scheduling overheads.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -122,3 +122,36 @@ fn json_strings_are_strings_whatever_they_hold() {
         "t.json: task '#1' field 'name': must not contain control characters"
     );
 }
+
+/// The platform's `epsilon_fast <= epsilon` rule and the GPU-priority range
+/// (gcaps's `1..=99`) as a file meets them: each bound accepted, one past it
+/// rejected with a message naming the rule.
+#[test]
+fn epsilon_fast_and_gpu_priority_bounds() {
+    let file = |eps_fast: &str, gprio: &str| {
+        format!(
+            "[platform]\ncpus = 1\nepsilon = 1.0\nepsilon_fast = {eps_fast}\ntheta = 0.0\n\
+             timeslice = 1.0\n\n[[task]]\nname = \"a\"\nperiod = 100.0\ncpu = 0\npriority = 10\n\
+             gpu_priority = {gprio}\nsegments = [{{cpu = 1.0}}, {{gpu = {{misc = 0.0, exec = 1.0}}}}]\n"
+        )
+    };
+    for (eps_fast, gprio) in [("1.0", "1"), ("0.5", "99")] {
+        let text = file(eps_fast, gprio);
+        assert!(
+            parse_taskset(&text, "t.toml", Format::Toml).is_ok(),
+            "{text}"
+        );
+    }
+    let m = toml_err(&file("1.5", "10"));
+    assert_eq!(
+        m,
+        "t.toml: platform field 'epsilon_fast': must not exceed epsilon (1.0 ms): it bounds the updates that do not submit"
+    );
+    for gprio in ["0", "100"] {
+        let m = toml_err(&file("1.0", gprio));
+        assert_eq!(
+            m,
+            format!("t.toml: task 'a' field 'gpu_priority': must be in 1..=99, got {gprio}")
+        );
+    }
+}

@@ -161,8 +161,12 @@ impl SimModel {
                 return Err(format!("task '{name}': period and deadline must be > 0"));
             }
             for p in [t.priority, t.gpu_priority].into_iter().flatten() {
-                if !(1..=99).contains(&p) {
-                    return Err(format!("task '{name}': priority {p} is outside 1..=99"));
+                if !gcaps_policy::priority_in_range(i64::from(p)) {
+                    return Err(format!(
+                        "task '{name}': priority {p} is outside {}..={}",
+                        gcaps_policy::MIN_PRIORITY,
+                        gcaps_policy::MAX_PRIORITY
+                    ));
                 }
             }
             if t.priority.is_none() && t.gpu_priority.is_some() {

@@ -4,8 +4,8 @@
 use super::error::{file_err, Scope, ValidationError};
 use super::write::ms_string;
 use crate::model::{
-    Segment, Taskset, Time, MAX_GPU_PRIORITY, MAX_PRIORITY, MAX_SUBMISSIONS, MIN_PRIORITY,
-    NS_PER_MS, UPDATE_CEILING,
+    cpu_priority_ok, eps_fast_ok, gpu_priority_ok, Segment, Taskset, Time, EPS_FAST_RULE,
+    MAX_GPU_PRIORITY, MAX_PRIORITY, MAX_SUBMISSIONS, MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
 };
 use std::collections::HashMap;
 
@@ -43,11 +43,11 @@ pub fn validate(ts: &Taskset) -> Result<(), ValidationError> {
             return Err(p.err(f, "absurdly large"));
         }
     }
-    if ts.platform.eps_fast() > ts.platform.epsilon {
+    if !eps_fast_ok(ts.platform.epsilon_fast, ts.platform.epsilon) {
         return Err(p.err(
             "epsilon_fast",
             format!(
-                "must not exceed epsilon ({} ms): it bounds the updates that do not submit",
+                "must not exceed epsilon ({} ms): {EPS_FAST_RULE}",
                 ms_string(ts.platform.epsilon)
             ),
         ));
@@ -104,7 +104,7 @@ pub fn validate(ts: &Taskset) -> Result<(), ValidationError> {
             ));
         }
         if let Some(v) = t.priority {
-            if !(MIN_PRIORITY..=MAX_PRIORITY).contains(&v) {
+            if !cpu_priority_ok(i64::from(v)) {
                 return Err(s.err(
                     "priority",
                     format!("must be in {MIN_PRIORITY}..={MAX_PRIORITY}, below the update ceiling {UPDATE_CEILING}, got {v}"),
@@ -112,7 +112,7 @@ pub fn validate(ts: &Taskset) -> Result<(), ValidationError> {
             }
         }
         if let Some(v) = t.gpu_priority {
-            if !(MIN_PRIORITY..=MAX_GPU_PRIORITY).contains(&v) {
+            if !gpu_priority_ok(i64::from(v)) {
                 return Err(s.err(
                     "gpu_priority",
                     format!("must be in {MIN_PRIORITY}..={MAX_GPU_PRIORITY}, got {v}"),

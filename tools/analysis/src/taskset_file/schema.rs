@@ -6,8 +6,8 @@ use super::error::{file_err, Scope, ValidationError};
 use super::read::{DATETIME, NONFINITE, STRING};
 use super::rules::{MAX_CPUS, MAX_TIME_MS};
 use crate::model::{
-    GpuSegment, Platform, Segment, Task, Taskset, Time, MAX_GPU_PRIORITY, MAX_PRIORITY,
-    MAX_SUBMISSIONS, MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
+    cpu_priority_ok, gpu_priority_ok, GpuSegment, Platform, Segment, Task, Taskset, Time,
+    MAX_GPU_PRIORITY, MAX_PRIORITY, MAX_SUBMISSIONS, MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
 };
 use serde_json::{Map, Value};
 
@@ -271,7 +271,7 @@ fn task_from_tree(tv: &Value, idx: usize) -> Result<Task, ValidationError> {
         None => None,
         Some(v) => {
             let p = integer(v, &scope, "priority")?;
-            if p < MIN_PRIORITY as i64 || p > MAX_PRIORITY as i64 {
+            if !cpu_priority_ok(p) {
                 return Err(scope.err(
                     "priority",
                     format!(
@@ -286,7 +286,7 @@ fn task_from_tree(tv: &Value, idx: usize) -> Result<Task, ValidationError> {
         None => None,
         Some(v) => {
             let p = integer(v, &scope, "gpu_priority")?;
-            if p < MIN_PRIORITY as i64 || p > MAX_GPU_PRIORITY as i64 {
+            if !gpu_priority_ok(p) {
                 return Err(scope.err(
                     "gpu_priority",
                     format!("must be in {MIN_PRIORITY}..={MAX_GPU_PRIORITY}, got {p}"),
