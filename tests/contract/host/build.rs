@@ -2,6 +2,10 @@
 //! (`module/include/gcaps_backend.h`, through `include/gcaps_backend_user.h`, which supplies
 //! the kernel types for userspace), layout tests included: no hand-written mirror of
 //! `struct gcaps_be_tsg`, `gcaps_be_eligible`, `gcaps_backend_ops` or `gcaps_be_calls`.
+//!
+//! Compiles gcaps.ko's own half of the backend contract, `module/gcaps/backend.c`, with the
+//! user-space shim of its primitives (`shim/backend_prims_user.h`, `shim/shim.c`) into a static
+//! library linked into this crate (and bundled into its staticlib).
 use std::env;
 use std::path::PathBuf;
 
@@ -12,6 +16,52 @@ fn main() {
     println!("cargo:rerun-if-changed={}", wrapper.display());
     println!("cargo:rerun-if-changed={}", header.display());
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
+
+    let gcaps = manifest.join("../../../module/gcaps");
+    let shim = manifest.join("shim");
+    for f in [
+        gcaps.join("backend.c"),
+        gcaps.join("backend.h"),
+        gcaps.join("backend_prims.h"),
+        gcaps.join("gcaps_glue.h"),
+        manifest.join("../../../uapi/linux/gcaps.h"),
+        shim.join("backend_prims_user.h"),
+        shim.join("shim.c"),
+    ] {
+        println!("cargo:rerun-if-changed={}", f.display());
+    }
+    // gcaps.ko's glue interface (gcaps_glue.h, backend.h) and the shim's, for the Rust that
+    // stands in for device.rs: no hand-written extern block.
+    let glue = shim.join("glue_user.h");
+    println!("cargo:rerun-if-changed={}", glue.display());
+    bindgen::Builder::default()
+        .header(glue.to_str().expect("UTF-8 path"))
+        .clang_arg(format!("-I{}", shim.display()))
+        .allowlist_function("gcaps_glue_.*|gcaps_rust_.*|gcaps_shim_.*")
+        .allowlist_function("gcaps_backend_(start|stop|ctx|events_pending|snapshot)")
+        .allowlist_type("gcaps_ev|gcaps_client_ref|gcaps_caller")
+        .allowlist_var("GCAPS_BACKEND_STOCK")
+        .blocklist_type("gcaps_be_eligible")
+        .derive_default(true)
+        .layout_tests(true)
+        .generate_comments(false)
+        .generate()
+        .unwrap_or_else(|e| panic!("bindgen could not read {}: {e}", glue.display()))
+        .write_to_file(out.join("glue.rs"))
+        .expect("write OUT_DIR/glue.rs");
+
+    cc::Build::new()
+        .file(gcaps.join("backend.c"))
+        .file(shim.join("shim.c"))
+        .include(&shim)
+        .define("GCAPS_BACKEND_USER", None)
+        .std("gnu11")
+        .pic(true)
+        .warnings(true)
+        .extra_warnings(true)
+        .flag("-Wno-unused-parameter")
+        .warnings_into_errors(true)
+        .compile("gcaps_backend");
 
     let bindings = bindgen::Builder::default()
         .header(wrapper.to_str().expect("UTF-8 path"))

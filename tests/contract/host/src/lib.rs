@@ -3,17 +3,18 @@
 //! # gcaps-contract-host: gcaps's side of the backend contract, in a user process
 //!
 //! A GPU driver's tests (nvgpu's host POSIX unit build, `tests/nvgpu/`) link this crate's
-//! static library in place of `gcaps.ko`. It exports the one symbol `gcaps.ko` exports,
-//! [`gcaps_backend_register`], with the signature and semantics of
-//! `module/include/gcaps_backend.h`, and hands out a `struct gcaps_be_calls` table that
-//! behaves like `gcaps.ko`'s (`module/gcaps/gcaps_glue.c`): `tsg_update`/`tsg_release` record
-//! into a per-TSG event table (a release takes the id off the published set at once),
-//! `recovered` sets a flag, `eligible` copies the published snapshot, `unregister` unbinds.
-//! Every decision is made by gcaps's real core ([`gcaps_core::Core`], and through it the
-//! policy crate), called exactly as `module/gcaps/device.rs` calls it; this crate is only the
-//! [`Host`] around it: the snapshot is a plain struct behind a mutex, a resubmit calls the
-//! driver's `ops->resubmit(drv)`, processes are explicit `(tgid, start)` values the test gives,
-//! and time is a test clock.
+//! static library in place of `gcaps.ko`. gcaps's half of the backend contract is gcaps.ko's
+//! own C, `module/gcaps/backend.c`, compiled here (`build.rs`) against a user-space shim of
+//! the few primitives it uses (`shim/`: a pthread mutex for the raw spinlock, a counter for
+//! the seqcount, the work item run by the test): it defines `gcaps_backend_register`, the
+//! calls table it hands out, the published snapshot with its released ids and the per-TSG
+//! event table. Every decision is made by gcaps's real core ([`gcaps_core::Core`], and through
+//! it the policy crate). This crate is only the rest of gcaps.ko around them, standing in for
+//! `module/gcaps/device.rs`: it drives the core as the device does, through backend.c's
+//! functions (`gcaps_glue_publish`, `gcaps_glue_take_released`, `gcaps_glue_ev_next`,
+//! `gcaps_glue_ev_take_recovered`, `gcaps_glue_be_*`), and implements what backend.c calls
+//! back (`gcaps_rust_bind`, `gcaps_rust_unbind`, `gcaps_rust_work`); processes are explicit
+//! `(tgid, start)` values the test gives, and time is a test clock.
 //!
 //! The test plays gcaps's users and its work item through the C API of
 //! `include/gcaps_host.h` (`gcaps_host_*`): open a client for a process, begin and end
@@ -24,16 +25,17 @@
 //! ## Locks and reentrancy
 //!
 //! As in `gcaps.ko`: the *update lock* (a mutex here) guards the core and is held while the
-//! driver's `ops->resubmit`/`ops->detach` run; the event table and the snapshot have their own
-//! locks, never held across a call into the driver, so the driver's `eligible()`,
-//! `tsg_update()`, `tsg_release()` and `recovered()` work from inside `ops->resubmit` (they are
-//! recorded, and applied by the next work run or real-time update, never re-entrantly). A call
-//! that needs the update lock made from inside `ops->resubmit`/`ops->detach` on the same thread
-//! (which would deadlock `gcaps.ko`) fails with `-EDEADLK` (`gcaps_host_*`, and
-//! `gcaps_backend_register` as `ERR_PTR(-EDEADLK)`), `gcaps_host_run_work` with `-EAGAIN`
-//! (`gcaps.ko`'s work item retries later), and `calls->unregister` is ignored and counted as a
-//! contract violation (except during `ops->detach`, where `gcaps.ko`'s unregister also returns
-//! at once). All state is process-global, like the module's.
+//! driver's `ops->resubmit`/`ops->detach` run (backend.c asserts it, the shim aborts without
+//! it); the event table and the snapshot have backend.c's own locks, never held across a call
+//! into the driver, so the driver's `eligible()`, `tsg_update()`, `tsg_release()` and
+//! `recovered()` work from inside `ops->resubmit` (they are recorded, and applied by the next
+//! work run or real-time update, never re-entrantly). A call that needs the update lock made
+//! from inside `ops->resubmit`/`ops->detach` on the same thread (which would deadlock
+//! `gcaps.ko`) fails with `-EDEADLK` (`gcaps_host_*`, and `gcaps_backend_register` as
+//! `ERR_PTR(-EDEADLK)`), `gcaps_host_run_work` with `-EAGAIN` (`gcaps.ko`'s work item retries
+//! later), and `calls->unregister` is ignored and counted as a contract violation (except
+//! during `ops->detach`, where gcaps is unloading and backend.c's unregister returns at once).
+//! All state is process-global, like the module's.
 //!
 //! Threads: every call is memory-safe from any thread (the locks above), but the scenarios are
 //! meant to run on one thread (nvgpu's unit runner uses `--num-threads 1`): nothing runs the
@@ -58,7 +60,7 @@
 )]
 
 use std::cell::Cell;
-use std::ffi::{c_int, c_long, c_void};
+use std::ffi::{c_char, c_int, c_long, c_void, CStr};
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -87,10 +89,26 @@ pub mod backend {
     include!(concat!(env!("OUT_DIR"), "/backend.rs"));
 }
 
-use backend::{
-    gcaps_backend, gcaps_backend_ops, gcaps_be_calls, gcaps_be_eligible, gcaps_be_tsg,
-    GCAPS_BACKEND_ABI, GCAPS_BE_MAX_TSGS,
-};
+/// gcaps.ko's C interface as bindgen reads it from `module/gcaps/gcaps_glue.h` and
+/// `module/gcaps/backend.h` (through `shim/glue_user.h`): the functions of backend.c this host
+/// calls, the callbacks it implements (`gcaps_rust_*`, checked against these declarations
+/// below) and the shim's.
+#[allow(
+    non_camel_case_types,
+    non_upper_case_globals,
+    non_snake_case,
+    dead_code,
+    missing_docs,
+    clippy::all,
+    clippy::undocumented_unsafe_blocks,
+    clippy::indexing_slicing
+)]
+pub mod glue {
+    use super::backend::gcaps_be_eligible;
+    include!(concat!(env!("OUT_DIR"), "/glue.rs"));
+}
+
+use backend::{gcaps_be_eligible, GCAPS_BE_MAX_TSGS};
 
 #[cfg(not(target_pointer_width = "64"))]
 compile_error!("gcaps-contract-host: 64-bit only (gcaps.ko requires BITS_PER_LONG == 64)");
@@ -214,17 +232,6 @@ struct File {
     proc_: usize,
 }
 
-/// The bound driver.
-struct Bound {
-    ops: *const gcaps_backend_ops,
-    drv: *mut c_void,
-}
-
-// SAFETY: The pointers are only dereferenced/passed back with the update lock held; the
-// backend contract makes the driver keep `ops` valid and accept calls with `drv` from any
-// process context until it is unbound (gcaps.ko calls it from whichever task updates).
-unsafe impl Send for Bound {}
-
 /// Counters of this host (the core keeps the rest).
 #[derive(Clone, Copy, Default)]
 struct HostStats {
@@ -247,73 +254,16 @@ impl HostStats {
     };
 }
 
-/// Everything the update lock guards.
+/// Everything the update lock guards (besides backend.c's binding, which it also guards).
 struct Gcaps {
     loaded: bool,
     core: Core,
     exits: Exits,
     files: Vec<File>,
     procs: Vec<Proc>,
-    be: Option<Bound>,
+    /// A driver is bound (backend.c's `gcaps_glue_be_attach` succeeded, not yet forgotten).
+    bound: bool,
     stats: HostStats,
-}
-
-/// The published snapshot (`gcaps_snap` and `gcaps_snap_released` of the C glue).
-struct Snap {
-    generation: u64,
-    all: bool,
-    words: [u64; TSG_WORDS],
-    /// Ids released since the core last took them: kept off every publish until then.
-    released: [u64; TSG_WORDS],
-}
-
-impl Snap {
-    const INITIAL: Self = Self {
-        generation: 0,
-        all: true,
-        words: [0; TSG_WORDS],
-        released: [0; TSG_WORDS],
-    };
-}
-
-/// One TSG's latest report (`struct gcaps_ev_slot` of the C glue: the driver's struct as it
-/// passed it, whatever fields its ABI has, and whether the TSG exists).
-#[derive(Clone, Copy)]
-struct Slot {
-    tsg: gcaps_be_tsg,
-    present: bool,
-}
-
-/// The per-TSG event table (`gcaps_ev_table` of the C glue): the latest state per TSG id.
-struct Events {
-    table: [Slot; MAX_TSGS],
-    dirty: [u64; TSG_WORDS],
-    recovered: bool,
-}
-
-const NO_EVENT: Slot = Slot {
-    // SAFETY: `struct gcaps_be_tsg` is plain integers (bindgen's layout tests): all-zero is
-    // valid.
-    tsg: unsafe { std::mem::zeroed() },
-    present: false,
-};
-
-impl Events {
-    const EMPTY: Self = Self {
-        table: [NO_EVENT; MAX_TSGS],
-        dirty: [0; TSG_WORDS],
-        recovered: false,
-    };
-
-    /// Forgets every pending event and the recovery flag (at bind and unbind, as the glue).
-    fn clear(&mut self) {
-        self.dirty = [0; TSG_WORDS];
-        self.recovered = false;
-    }
-
-    fn pending(&self) -> bool {
-        self.recovered || self.dirty.iter().any(|w| *w != 0)
-    }
 }
 
 static UPDATE: Mutex<Gcaps> = Mutex::new(Gcaps {
@@ -322,39 +272,23 @@ static UPDATE: Mutex<Gcaps> = Mutex::new(Gcaps {
     exits: Exits::new(),
     files: Vec::new(),
     procs: Vec::new(),
-    be: None,
+    bound: false,
     stats: HostStats::ZERO,
 });
-static SNAP: Mutex<Snap> = Mutex::new(Snap::INITIAL);
-static EVENTS: Mutex<Events> = Mutex::new(Events::EMPTY);
-/// Whether a driver is bound (set and cleared under the update lock; read by the table's
-/// calls, which must not take it).
-static BOUND: AtomicBool = AtomicBool::new(false);
-/// `calls->stock`: the bound driver's runlists are stock (the glue's `gcaps_be_stock_on`):
-/// written by the driver, cleared at registration and unbinding.
-static STOCK: AtomicBool = AtomicBool::new(false);
 static VIOLATIONS: AtomicU64 = AtomicU64::new(0);
 static BROKEN: AtomicBool = AtomicBool::new(false);
 /// The test clock (ns).
 static NOW: AtomicU64 = AtomicU64::new(0);
-/// The address of this is the `struct gcaps_backend *` handle (opaque to the driver).
-static HANDLE: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
-    /// This thread holds the update lock (a call into the driver is on its stack).
+    /// This thread holds the update lock (a call into the driver may be on its stack).
     static IN_UPDATE: Cell<bool> = const { Cell::new(false) };
-    /// This thread is inside `ops->detach`.
-    static DETACHING: Cell<bool> = const { Cell::new(false) };
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A poisoned lock means a caught panic: `BROKEN` stops every later call before it gets
     // here, except the one that is already inside.
     m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-fn handle() -> *mut gcaps_backend {
-    (&HANDLE as *const AtomicU64).cast_mut().cast()
 }
 
 /// The update lock, held by this thread until the guard drops.
@@ -403,10 +337,7 @@ fn live() -> Result<UpdateGuard, Errno> {
 
 fn violation(what: &str) {
     VIOLATIONS.fetch_add(1, Ordering::Relaxed);
-    let _ = writeln!(
-        std::io::stderr(),
-        "gcaps-contract-host: backend contract violation: {what}"
-    );
+    let _ = writeln!(std::io::stderr(), "gcaps-contract-host: {what}");
 }
 
 /// Runs an entry point's body: `fallback` if the crate is broken or the body panics.
@@ -435,19 +366,17 @@ fn bit(words: &[u64; TSG_WORDS], t: usize) -> bool {
     words.get(t / 64).is_some_and(|w| w & (1 << (t % 64)) != 0)
 }
 
-fn set_bit(words: &mut [u64; TSG_WORDS], t: usize, on: bool) {
-    if let Some(w) = words.get_mut(t / 64) {
-        if on {
-            *w |= 1 << (t % 64);
-        } else {
-            *w &= !(1 << (t % 64));
-        }
+/// `0` or `-errno` of a C call, as device.rs's `check`.
+fn check(rc: c_int) -> Result<(), Errno> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Errno(rc.checked_neg().unwrap_or(Errno::EINVAL.0)))
     }
 }
 
 /// The core's view of this process while the update lock is held.
 struct Env<'a> {
-    be: Option<&'a Bound>,
     procs: &'a [Proc],
     stats: &'a mut HostStats,
 }
@@ -458,7 +387,6 @@ impl Gcaps {
         (
             &mut self.core,
             Env {
-                be: self.be.as_ref(),
                 procs: &self.procs,
                 stats: &mut self.stats,
             },
@@ -468,7 +396,8 @@ impl Gcaps {
 
     /// Whether exits or TSG events wait to be applied (device.rs's `events_pending`).
     fn pending(&self) -> bool {
-        self.exits.any() || lock(&EVENTS).pending()
+        // SAFETY: A lock-free hint of backend.c, callable in any context.
+        self.exits.any() || unsafe { glue::gcaps_backend_events_pending() }
     }
 
     /// The update path of a begin/end/close (device.rs's `update`): a real-time caller first
@@ -487,18 +416,22 @@ impl Gcaps {
         self.files.iter().find(|f| f.r.id == id).ok_or(EBADF)
     }
 
-    /// Forgets the bound driver (the glue's `gcaps_glue_be_forget` and the device's
-    /// `backend_gone`). Returns whether one was bound.
+    /// Forgets the bound driver (backend.c's `gcaps_glue_be_forget`, then the core's
+    /// `backend_gone`, as device.rs's `gcaps_rust_unbind`). Returns whether one was bound.
     fn forget(&mut self) -> bool {
-        if self.be.take().is_none() {
+        // SAFETY: The update lock is held (`self` is behind it).
+        if !unsafe { glue::gcaps_glue_be_forget() } {
             return false;
         }
-        BOUND.store(false, Ordering::Release);
-        lock(&EVENTS).clear();
-        STOCK.store(false, Ordering::Release);
+        self.gone();
+        true
+    }
+
+    /// The driver is unbound: the core forgets its TSGs.
+    fn gone(&mut self) {
+        self.bound = false;
         let (core, mut env, _) = self.parts();
         core.backend_gone(&mut env);
-        true
     }
 }
 
@@ -513,28 +446,14 @@ impl Host for Env<'_> {
 
     fn publish(&mut self, d: &Decision) {
         self.stats.publishes = self.stats.publishes.wrapping_add(1);
-        let mut s = lock(&SNAP);
-        s.generation = d.generation;
-        s.all = d.all;
-        let released = s.released;
-        for ((o, w), r) in s.words.iter_mut().zip(d.eligible.words()).zip(released) {
-            *o = w & !r;
-        }
+        // SAFETY: The update lock is held; `words` has GCAPS_BE_MAX_TSGS / 64 entries.
+        unsafe { glue::gcaps_glue_publish(d.generation, d.all, d.eligible.words().as_ptr()) };
     }
 
     fn resubmit(&mut self) -> Result<(), Errno> {
-        let b = self.be.ok_or(Errno::ENODEV)?;
-        // SAFETY: `ops` was checked at registration and the driver keeps it valid while bound
-        // (backend contract); we hold the update lock.
-        let f = unsafe { (*b.ops).resubmit }.ok_or(Errno::ENODEV)?;
-        // SAFETY: The driver's resubmit with its own `drv`, holding the update lock, in
-        // "process context" (this thread), as gcaps.ko calls it.
-        let rc = unsafe { f(b.drv) };
-        if rc == 0 {
-            Ok(())
-        } else {
-            Err(Errno(rc.checked_neg().unwrap_or(Errno::EINVAL.0)))
-        }
+        // SAFETY: The update lock is held, in "process context" (this thread), as gcaps.ko
+        // calls it; backend.c calls the bound driver's `ops->resubmit(drv)`.
+        check(unsafe { glue::gcaps_glue_be_resubmit() })
     }
 
     fn pid_vnr(&self, pid: PidToken) -> u32 {
@@ -552,20 +471,32 @@ impl Host for Env<'_> {
     }
 
     fn take_released(&mut self) -> [u64; TSG_WORDS] {
-        std::mem::take(&mut lock(&SNAP).released)
+        let mut words = [0; TSG_WORDS];
+        // SAFETY: The update lock is held; `words` has GCAPS_BE_MAX_TSGS / 64 entries.
+        unsafe { glue::gcaps_glue_take_released(words.as_mut_ptr()) };
+        words
     }
 
     fn next_tsg_event(&mut self) -> Option<TsgEvent> {
-        let mut e = lock(&EVENTS);
-        let (w, word) = e.dirty.iter().enumerate().find(|(_, w)| **w != 0)?;
-        let t = w * 64 + word.trailing_zeros() as usize;
-        set_bit(&mut e.dirty, t, false);
-        let s = e.table.get(t).copied()?;
-        Some(tsg_event(u32::try_from(t).ok()?, &s))
+        let mut ev = glue::gcaps_ev::default();
+        // SAFETY: The update lock is held; `ev` is valid for a write.
+        if !unsafe { glue::gcaps_glue_ev_next(&mut ev) } {
+            return None;
+        }
+        Some(TsgEvent {
+            start: ev.start,
+            tsgid: ev.tsgid,
+            tgid: ev.tgid,
+            timeslice_us: ev.timeslice_us,
+            num_channels: ev.num_channels,
+            present: ev.present,
+            flags: ev.flags,
+        })
     }
 
     fn take_recovered(&mut self) -> bool {
-        std::mem::take(&mut lock(&EVENTS).recovered)
+        // SAFETY: The update lock is held.
+        unsafe { glue::gcaps_glue_ev_take_recovered() }
     }
 
     fn warn(&mut self, w: Warning) {
@@ -580,317 +511,53 @@ impl Host for Env<'_> {
     }
 }
 
-// ------------------------------------------------------------------ the backend contract
+// ------------------------------------------------------------------ what backend.c calls
 
-/// `ERR_PTR(-e)`: the kernel's encoding of an error in a pointer (the last page of the
-/// address space), which `IS_ERR()` and [`gcaps_host_is_err`] recognise.
-fn err_ptr(e: Errno) -> *mut gcaps_backend {
-    std::ptr::without_provenance_mut((-(e.0 as isize)) as usize)
-}
-
-/// The table `gcaps_backend_register` hands out (`gcaps_calls` of the C glue).
-static CALLS: gcaps_be_calls = gcaps_be_calls {
-    unregister: Some(be_unregister),
-    tsg_update: Some(be_tsg_update),
-    tsg_release: Some(be_tsg_release),
-    recovered: Some(be_recovered),
-    eligible: Some(be_eligible),
-    stock: Some(be_stock),
-};
-
-/// `gcaps_backend_register()` of `module/include/gcaps_backend.h`: binds a driver.
-///
-/// Returns the handle and sets `*calls` to gcaps's table, or an `ERR_PTR`-style pointer
-/// (`gcaps_host_is_err`/`gcaps_host_ptr_err`, or the kernel's `IS_ERR`/`PTR_ERR`): `-EINVAL`
-/// for a NULL `ops` or `calls`, an `ops->abi` other than `GCAPS_BACKEND_ABI`, a NULL
-/// `resubmit` or `detach`, a NULL `name` (ABI 2: gcaps.ko's checks of `name`, `detail` and
-/// `runlists`), checked first and in gcaps.ko's order; `-ENODEV` after
-/// `gcaps_host_unload` (gcaps.ko's symbol is gone then); `-EBUSY` if a driver is bound;
-/// `-EDEADLK` from inside `ops->resubmit`/`ops->detach`. The driver then reports every
-/// existing TSG with `calls->tsg_update()` (applied by the next work run or real-time update).
+/// `gcaps_backend_register`'s bind (device.rs's `gcaps_rust_bind`): attaches the checked
+/// driver under the update lock. `-EDEADLK` from inside `ops->resubmit`/`ops->detach`,
+/// `-EBUSY` (backend.c) if a driver is bound.
 ///
 /// # Safety
 ///
-/// `ops`, if not NULL, points to a `struct gcaps_backend_ops` that stays valid (with its
-/// strings, NULL or NUL-terminated) until the driver unregisters or is detached, and whose
-/// functions accept `drv`;
-/// `calls`, if not NULL, is valid for a write.
+/// `ops` is a checked `struct gcaps_backend_ops` the driver keeps valid until it unregisters
+/// or is detached (backend contract).
 #[no_mangle]
-pub unsafe extern "C" fn gcaps_backend_register(
-    ops: *const gcaps_backend_ops,
+pub unsafe extern "C" fn gcaps_rust_bind(
+    _ctx: *mut c_void,
+    ops: *const c_void,
     drv: *mut c_void,
-    calls: *mut *const gcaps_be_calls,
-) -> *mut gcaps_backend {
-    entry(err_ptr(EIO), || {
-        // SAFETY: The caller's guarantees (function contract).
-        match unsafe { register(ops, drv, calls) } {
-            Ok(()) => handle(),
-            Err(e) => err_ptr(e),
+) -> c_int {
+    entry(-EIO.0, || {
+        let mut g = match live() {
+            Ok(g) => g,
+            Err(e) => return -e.0,
+        };
+        // SAFETY: The update lock is held; `ops` as the function contract says.
+        let rc = unsafe { glue::gcaps_glue_be_attach(ops, drv) };
+        if rc != 0 {
+            return rc;
         }
+        g.bound = true;
+        g.stats.registrations = g.stats.registrations.wrapping_add(1);
+        g.core.backend_bound();
+        0
     })
 }
 
-/// [`gcaps_backend_register`]'s body.
+/// `calls->unregister`'s unbind (device.rs's `gcaps_rust_unbind`): forgets the driver under
+/// the update lock. From inside `ops->resubmit` (the update lock held by this thread, which
+/// would deadlock gcaps.ko) it is ignored and counted as a violation.
 ///
 /// # Safety
 ///
-/// As [`gcaps_backend_register`].
-unsafe fn register(
-    ops: *const gcaps_backend_ops,
-    drv: *mut c_void,
-    calls: *mut *const gcaps_be_calls,
-) -> Result<(), Errno> {
-    if ops.is_null() || calls.is_null() {
-        return Err(Errno::EINVAL);
-    }
-    // SAFETY: Not NULL, and valid by the caller's guarantee.
-    let o = unsafe { &*ops };
-    // gcaps.ko's order: the ABI before any field a later ABI added.
-    if o.abi != GCAPS_BACKEND_ABI || o.resubmit.is_none() || o.detach.is_none() {
-        return Err(Errno::EINVAL);
-    }
-    // SAFETY: `ops` is valid, so are its strings (caller's guarantee).
-    if !unsafe { ops_strings_ok(o) } {
-        return Err(Errno::EINVAL);
-    }
-    let mut g = live()?;
-    if g.be.is_some() {
-        return Err(Errno::EBUSY);
-    }
-    lock(&EVENTS).clear();
-    g.be = Some(Bound { ops, drv });
-    g.stats.registrations = g.stats.registrations.wrapping_add(1);
-    STOCK.store(false, Ordering::Release);
-    BOUND.store(true, Ordering::Release);
-    g.core.backend_bound();
-    drop(g);
-    // SAFETY: `calls` is valid for a write (caller's guarantee).
-    unsafe { calls.write(&CALLS) };
-    Ok(())
-}
-
-/// ABI 1: `name` is not NULL.
-///
-/// # Safety
-///
-/// None (nothing is dereferenced); `unsafe` for the ABI 2 variant's signature.
-#[cfg(not(gcaps_be_ops_detail))]
-unsafe fn ops_strings_ok(o: &gcaps_backend_ops) -> bool {
-    !o.name.is_null()
-}
-
-/// ABI 2 (gcaps.ko's `gcaps_be_check_ops`): `name` 1..31 and `detail` 0..63 printable ASCII
-/// characters (`GCAPS_BE_NAME_MAX`, `GCAPS_BE_DETAIL_MAX` with the NUL), `runlists` not 0.
-///
-/// # Safety
-///
-/// `o.name` and `o.detail` are NULL or NUL-terminated strings.
-#[cfg(gcaps_be_ops_detail)]
-unsafe fn ops_strings_ok(o: &gcaps_backend_ops) -> bool {
-    // SAFETY: The strings are valid (function contract).
-    let strings = unsafe {
-        string_ok(o.name, backend::GCAPS_BE_NAME_MAX as usize, true)
-            && string_ok(o.detail, backend::GCAPS_BE_DETAIL_MAX as usize, false)
-    };
-    strings && o.runlists != 0
-}
-
-/// A string of 1 (0 if not `nonempty`) .. `max - 1` printable ASCII characters (the glue's
-/// `gcaps_be_string_ok`).
-///
-/// # Safety
-///
-/// `s` is NULL or a NUL-terminated string (at most `max` bytes are read).
-#[cfg(gcaps_be_ops_detail)]
-unsafe fn string_ok(s: *const std::ffi::c_char, max: usize, nonempty: bool) -> bool {
-    if s.is_null() {
-        return false;
-    }
-    let mut n = 0;
-    while n < max {
-        // SAFETY: Byte `n` is within the string or its NUL: every byte before it was not NUL,
-        // and `n < max` bounds the read like `strnlen`.
-        let c = unsafe { *s.add(n) } as u8;
-        if c == 0 {
-            return n > 0 || !nonempty;
-        }
-        if !(0x20..=0x7e).contains(&c) {
-            return false;
-        }
-        n += 1;
-    }
-    false
-}
-
-/// Whether `be` is the handle of a bound driver (else counts a violation).
-fn check_be(be: *mut gcaps_backend, what: &str) -> bool {
-    if be != handle() {
-        violation(&format!("{what}() with a handle gcaps did not hand out"));
-        return false;
-    }
-    if !BOUND.load(Ordering::Acquire) {
-        violation(&format!("{what}() while no driver is bound"));
-        return false;
-    }
-    true
-}
-
-/// The core's event of TSG `t` from its table slot (`gcaps_glue_ev_next` of the C glue). Fields
-/// are named, never positional: with the contract's ABI 2 (`struct gcaps_be_tsg` with
-/// `flags`, and the core's `TsgEvent` with it) `build.rs` sets `gcaps_be_tsg_flags` and the
-/// flags of a present TSG pass through.
-fn tsg_event(t: u32, s: &Slot) -> TsgEvent {
-    #[allow(unused_mut)]
-    let mut ev = TsgEvent {
-        start: s.tsg.owner_start,
-        tsgid: t,
-        tgid: s.tsg.tgid,
-        timeslice_us: s.tsg.timeslice_us,
-        num_channels: s.tsg.num_channels,
-        present: u32::from(s.present),
-        ..Default::default()
-    };
-    #[cfg(gcaps_be_tsg_flags)]
-    if s.present {
-        ev.flags = s.tsg.flags;
-    }
-    ev
-}
-
-/// Records the latest state of TSG `tsgid` (`gcaps_ev_put` of the C glue).
-fn ev_put(tsgid: u32, tsg: Option<&gcaps_be_tsg>, present: bool) -> bool {
-    let t = tsgid as usize;
-    if t >= MAX_TSGS {
-        violation(&format!("TSG id {tsgid} >= GCAPS_BE_MAX_TSGS"));
-        return false;
-    }
-    let mut e = lock(&EVENTS);
-    if let Some(slot) = e.table.get_mut(t) {
-        if let Some(s) = tsg {
-            slot.tsg = *s;
-        }
-        slot.tsg.tsgid = tsgid;
-        slot.present = present;
-    }
-    set_bit(&mut e.dirty, t, true);
-    true
-}
-
-/// `calls->tsg_update`.
-///
-/// # Safety
-///
-/// `tsg`, if not NULL, points to a valid `struct gcaps_be_tsg` for the call's duration.
-unsafe extern "C" fn be_tsg_update(be: *mut gcaps_backend, tsg: *const gcaps_be_tsg) {
+/// None beyond the C call's (no pointer is dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn gcaps_rust_unbind(_ctx: *mut c_void) {
     entry((), || {
-        if !check_be(be, "tsg_update") {
-            return;
-        }
-        if tsg.is_null() {
-            violation("tsg_update() with a NULL TSG");
-            return;
-        }
-        // SAFETY: Not NULL, valid for the call (function contract).
-        let t = unsafe { &*tsg };
-        ev_put(t.tsgid, Some(t), true);
-    });
-}
-
-/// `calls->tsg_release`: the event, then the id off the published set at once (the glue's
-/// `gcaps_snap_forget_tsg`: it stays off every publish until the core takes the release).
-///
-/// # Safety
-///
-/// None beyond the contract (no pointer is dereferenced); `unsafe` for the table's type.
-unsafe extern "C" fn be_tsg_release(be: *mut gcaps_backend, tsgid: u32) {
-    entry((), || {
-        if !check_be(be, "tsg_release") || !ev_put(tsgid, None, false) {
-            return;
-        }
-        let mut s = lock(&SNAP);
-        let t = tsgid as usize;
-        set_bit(&mut s.released, t, true);
-        if !s.all {
-            set_bit(&mut s.words, t, false);
-        }
-    });
-}
-
-/// `calls->recovered`.
-///
-/// # Safety
-///
-/// None (no pointer is dereferenced); `unsafe` for the table's type.
-unsafe extern "C" fn be_recovered(be: *mut gcaps_backend) {
-    entry((), || {
-        if check_be(be, "recovered") {
-            lock(&EVENTS).recovered = true;
-        }
-    });
-}
-
-/// `calls->stock`: records whether the driver's runlists are stock (gcaps.ko only reports it,
-/// in `GCAPS_IOC_VERSION`'s `backend_flags`; here [`gcaps_host_backend_stock`]).
-///
-/// # Safety
-///
-/// None (no pointer is dereferenced); `unsafe` for the table's type.
-unsafe extern "C" fn be_stock(be: *mut gcaps_backend, on: bool) {
-    entry((), || {
-        if check_be(be, "stock") {
-            STOCK.store(on, Ordering::Release);
-        }
-    });
-}
-
-/// `calls->eligible`: copies the published snapshot.
-///
-/// # Safety
-///
-/// `out`, if not NULL, is valid for a write of a `struct gcaps_be_eligible`.
-unsafe extern "C" fn be_eligible(be: *mut gcaps_backend, out: *mut gcaps_be_eligible) {
-    entry((), || {
-        // gcaps.ko copies whatever it is called with; the check only counts misuse.
-        check_be(be, "eligible");
-        if out.is_null() {
-            violation("eligible() with a NULL result");
-            return;
-        }
-        let s = lock(&SNAP);
-        let mut e = gcaps_be_eligible {
-            generation: s.generation,
-            all: s.all,
-            ..Default::default()
-        };
-        for (o, w) in e.bits.iter_mut().zip(s.words) {
-            *o = w;
-        }
-        drop(s);
-        // SAFETY: Not NULL, valid for a write (function contract).
-        unsafe { out.write(e) };
-    });
-}
-
-/// `calls->unregister`: unbinds the driver (nothing if it is not bound).
-///
-/// # Safety
-///
-/// None (no pointer is dereferenced); `unsafe` for the table's type.
-unsafe extern "C" fn be_unregister(be: *mut gcaps_backend) {
-    entry((), || {
-        if be != handle() {
-            violation("unregister() with a handle gcaps did not hand out");
-            return;
-        }
-        if DETACHING.with(Cell::get) {
-            // gcaps.ko is unloading: its unregister returns at once (try_module_get fails)
-            // and the detach in progress unbinds.
-            return;
-        }
         let Ok(mut g) = update_lock() else {
             violation(
-                "unregister() under gcaps's update lock (from ops->resubmit/detach): gcaps.ko \
-                 would deadlock",
+                "backend contract violation: unregister() under gcaps's update lock (from \
+                 ops->resubmit/detach): gcaps.ko would deadlock",
             );
             return;
         };
@@ -900,15 +567,67 @@ unsafe extern "C" fn be_unregister(be: *mut gcaps_backend) {
     });
 }
 
-// Both declarations of gcaps_backend_register (bindgen's from the header and the definition
-// above) have the same type: this does not compile otherwise.
+/// The work item's body (device.rs's `gcaps_rust_work`), run by backend.c's work function
+/// when the test runs the work item: applies owner exits, released ids, TSG events and a
+/// recovery under the update lock. Always true (the test runs it again, no retry).
+///
+/// # Safety
+///
+/// None beyond the C call's (no pointer is dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn gcaps_rust_work(_ctx: *mut c_void) -> bool {
+    entry(true, || {
+        if let Ok(mut g) = live() {
+            let (core, mut env, exits) = g.parts();
+            core.apply_events(&mut env, exits);
+        }
+        true
+    })
+}
+
+/// For backend.c's `gcaps_assert_update_lock_held()` (the shim aborts if false).
+#[no_mangle]
+pub extern "C" fn gcaps_host_update_held() -> bool {
+    IN_UPDATE.with(Cell::get)
+}
+
+/// backend.c's `gcaps_be_misuse()`: a driver broke the contract (counted, one line on stderr).
+///
+/// # Safety
+///
+/// `msg` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn gcaps_host_violation(msg: *const c_char) {
+    entry((), || {
+        // SAFETY: NUL-terminated (function contract).
+        let m = unsafe { CStr::from_ptr(msg) };
+        violation(&m.to_string_lossy());
+    });
+}
+
+// The definitions above have the types gcaps_glue.h declares (bindgen's declarations): this
+// does not compile otherwise.
 #[allow(dead_code)]
-fn register_signature_is_the_headers() {
+fn callbacks_match_the_header() {
     fn same<T>(_: T, _: T) {}
     same(
-        backend::gcaps_backend_register as unsafe extern "C" fn(_, _, _) -> _,
-        gcaps_backend_register as unsafe extern "C" fn(_, _, _) -> _,
+        glue::gcaps_rust_bind as unsafe extern "C" fn(_, _, _) -> _,
+        gcaps_rust_bind as unsafe extern "C" fn(_, _, _) -> _,
     );
+    same(
+        glue::gcaps_rust_unbind as unsafe extern "C" fn(_),
+        gcaps_rust_unbind as unsafe extern "C" fn(_),
+    );
+    same(
+        glue::gcaps_rust_work as unsafe extern "C" fn(_) -> _,
+        gcaps_rust_work as unsafe extern "C" fn(_) -> _,
+    );
+}
+
+/// The `ctx` backend.c hands back to the `gcaps_rust_*` callbacks (which use none: the state
+/// is this crate's statics); not NULL, which backend.c reads as "gcaps is loaded".
+fn ctx() -> *mut c_void {
+    (&UPDATE as *const Mutex<Gcaps>).cast_mut().cast()
 }
 
 // ------------------------------------------------------------------ the test's C API
@@ -946,17 +665,14 @@ fn unload() -> Result<c_int, Errno> {
     if !g.loaded {
         return Ok(0);
     }
+    // Module exit has begun: backend.c's unregister finds no module reference from now on.
+    // SAFETY: A flag of the shim.
+    unsafe { glue::gcaps_shim_set_unloading(true) };
     let mut detached = 0;
-    if let Some((ops, drv)) = g.be.as_ref().map(|b| (b.ops, b.drv)) {
-        // SAFETY: The bound driver's ops are valid until it is detached (contract).
-        if let Some(detach) = unsafe { (*ops).detach } {
-            DETACHING.with(|c| c.set(true));
-            // SAFETY: The driver's detach with its `drv`, under the update lock, as gcaps.ko.
-            unsafe { detach(drv) };
-            DETACHING.with(|c| c.set(false));
-        }
+    // SAFETY: The update lock is held; backend.c calls the driver's `ops->detach(drv)`.
+    if unsafe { glue::gcaps_glue_be_detach() } {
         g.stats.detaches = g.stats.detaches.wrapping_add(1);
-        g.forget();
+        g.gone();
         detached = 1;
     }
     // gcaps.ko cannot unload with files open; here their clients go with it (segments ended,
@@ -967,6 +683,8 @@ fn unload() -> Result<c_int, Errno> {
         core.release(&mut env, f.r);
     }
     g.loaded = false;
+    // SAFETY: The driver is detached: no work item runs afterwards, registering is ENODEV.
+    unsafe { glue::gcaps_backend_stop() };
     Ok(detached)
 }
 
@@ -988,8 +706,18 @@ fn load() -> Result<c_int, Errno> {
     g.files.clear();
     g.procs.clear();
     g.stats = HostStats::ZERO;
-    *lock(&SNAP) = Snap::INITIAL;
-    lock(&EVENTS).clear();
+    // backend.c's state as a fresh module's: nothing is bound (the unload detached or found
+    // nothing), so its event table is empty (cleared when the driver was forgotten, and no
+    // call is recorded while unbound); the released ids are taken and the snapshot is the
+    // initial one (every TSG eligible, generation 0).
+    let mut released = [0; TSG_WORDS];
+    // SAFETY: The update lock is held; both arrays have GCAPS_BE_MAX_TSGS / 64 entries.
+    unsafe {
+        glue::gcaps_glue_take_released(released.as_mut_ptr());
+        glue::gcaps_glue_publish(0, true, [0; TSG_WORDS].as_ptr());
+        glue::gcaps_shim_set_unloading(false);
+        glue::gcaps_backend_start(ctx());
+    }
     VIOLATIONS.store(0, Ordering::Relaxed);
     g.loaded = true;
     Ok(0)
@@ -1169,9 +897,9 @@ pub extern "C" fn gcaps_host_run_work() -> c_int {
 }
 
 fn run_work() -> Result<c_int, Errno> {
-    let mut g = live().map_err(|e| if e == EDEADLK { EAGAIN } else { e })?;
-    let (core, mut env, exits) = g.parts();
-    core.apply_events(&mut env, exits);
+    drop(live().map_err(|e| if e == EDEADLK { EAGAIN } else { e })?);
+    // SAFETY: backend.c's work function, as the kernel's workqueue runs it (no lock held).
+    unsafe { glue::gcaps_shim_run_work() };
     Ok(0)
 }
 
@@ -1258,7 +986,7 @@ pub fn counters() -> Result<Counters, Errno> {
         violations: VIOLATIONS.load(Ordering::Relaxed),
         warnings: g.stats.warnings,
         trace_events: g.stats.trace_events,
-        bound: u32::from(g.be.is_some()),
+        bound: u32::from(g.bound),
         loaded: u32::from(g.loaded),
         clients: s.clients_now,
         tsgs: s.tsgs_now,
@@ -1299,7 +1027,28 @@ pub unsafe extern "C" fn gcaps_host_decision(out: *mut DecisionOut) -> c_int {
 #[no_mangle]
 pub extern "C" fn gcaps_host_backend_stock() -> c_int {
     entry(-EIO.0, || {
-        c_int::from(BOUND.load(Ordering::Acquire) && STOCK.load(Ordering::Acquire))
+        let info = || {
+            let (mut name, mut detail) = ([0 as c_char; 32], [0 as c_char; 64]);
+            let (mut runlists, mut flags) = (0, 0);
+            // SAFETY: The update lock is held (by this thread: the caller's or the guard
+            // below); the buffers are valid for their lengths.
+            let abi = unsafe {
+                glue::gcaps_glue_be_info(
+                    name.as_mut_ptr(),
+                    name.len(),
+                    detail.as_mut_ptr(),
+                    detail.len(),
+                    &mut runlists,
+                    &mut flags,
+                )
+            };
+            c_int::from(abi != 0 && flags & glue::GCAPS_BACKEND_STOCK != 0)
+        };
+        match update_lock() {
+            Ok(_g) => info(),
+            // This thread holds it (inside `ops->resubmit`).
+            Err(_) => info(),
+        }
     })
 }
 
@@ -1315,14 +1064,19 @@ pub unsafe extern "C" fn gcaps_host_published(out: *mut DecisionOut) -> c_int {
         if out.is_null() {
             return -Errno::EINVAL.0;
         }
-        let s = lock(&SNAP);
+        let mut s = gcaps_be_eligible::default();
+        // SAFETY: backend.c's seqcount read, any context; `s` is valid for a write.
+        unsafe { glue::gcaps_backend_snapshot(&mut s) };
+        let mut bits = [0; TSG_WORDS];
+        for (o, w) in bits.iter_mut().zip(s.bits) {
+            *o = w;
+        }
         let v = DecisionOut {
             generation: s.generation,
             all: u32::from(s.all),
             pad: 0,
-            bits: s.words,
+            bits,
         };
-        drop(s);
         // SAFETY: Not NULL, valid for a write (function contract).
         unsafe { out.write(v) };
         0
