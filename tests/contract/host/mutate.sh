@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Mutations of gcaps-contract-host: each breaks one thing a test guards; the named test target
-# must then fail. Run by hand (about 15 s per mutation): tests/contract/host/mutate.sh [name...]
+# Mutations of gcaps.ko's backend half (module/gcaps/backend.c, which the host compiles) and of
+# gcaps-contract-host (src/lib.rs, the headers): each breaks one thing a test guards; the named
+# test target must then fail. Run by hand (about 15 s per mutation): tests/contract/host/mutate.sh [name...]
 # Restores the sources afterwards (git checkout of the mutated file).
 set -u
 cd "$(dirname "$0")"
@@ -9,36 +10,37 @@ root=$(git rev-parse --show-toplevel)
 
 # name % file % text (literal; \n, \t escapes) % replacement % test target
 mutations=(
-"M01-abi-unchecked%src/lib.rs%o.abi != GCAPS_BACKEND_ABI ||%%contract"
-"M02-register-twice%src/lib.rs%if g.be.is_some() {%if false {%contract"
-"M03-events-not-recorded%src/lib.rs%set_bit(&mut e.dirty, t, true);%let _ = &mut e.dirty;%contract"
-"M04-publish-forgets-released%src/lib.rs%*o = w & !r;%*o = *w; let _ = r;%contract"
-"M05-release-not-off-at-once%src/lib.rs%set_bit(&mut s.words, t, false);%let _ = &mut s.words;%contract"
-"M06-resubmit-not-called%src/lib.rs%let rc = unsafe { f(b.drv) };%let rc: c_int = { let _ = f; 0 };%contract"
+"M01-abi-unchecked%../../../module/gcaps/backend.c%if (ops->abi != GCAPS_BACKEND_ABI) {%if (0) {%contract"
+"M02-register-twice%../../../module/gcaps/backend.c%if (gcaps_be.ops)\n\t\treturn -EBUSY;%if (0)\n\t\treturn -EBUSY;%contract"
+"M03-events-not-recorded%../../../module/gcaps/backend.c%__set_bit(tsgid, gcaps_ev_dirty);%(void)0;%contract"
+"M04-publish-forgets-released%../../../module/gcaps/backend.c%words[i] & ~gcaps_snap_released[i];%words[i];%contract"
+"M05-release-not-off-at-once%../../../module/gcaps/backend.c%__clear_bit(tsgid, gcaps_snap.bits);%(void)0;%contract"
+"M06-resubmit-not-called%../../../module/gcaps/backend.c%return gcaps_be.ops->resubmit(gcaps_be.drv);%return 0;%contract"
 "M07-work-in-resubmit-edeadlk%src/lib.rs%if e == EDEADLK { EAGAIN } else { e }%e%contract"
-"M08-recovered-dropped%src/lib.rs%lock(&EVENTS).recovered = true;%drop(lock(&EVENTS));%contract"
-"M09-no-detach%src/lib.rs%unsafe { detach(drv) };%let _ = (detach, drv);%contract"
+"M08-recovered-dropped%../../../module/gcaps/backend.c%WRITE_ONCE(gcaps_ev_recovered, true);%(void)0;%contract"
+"M09-no-detach%../../../module/gcaps/backend.c%gcaps_be.ops->detach(gcaps_be.drv);%(void)0;%contract"
 "M10-unregister-noop%src/lib.rs%if g.forget() {%if false {%contract"
 "M11-exit-not-marked%src/lib.rs%g.exits.mark(f.r.slot);%let _ = f;%contract"
 "M12-rt-update-no-drain%src/lib.rs%let pending = rt && self.pending();%let pending = false;%contract"
-"M13-events-kept-on-unbind%src/lib.rs%BOUND.store(false, Ordering::Release);\n        lock(&EVENTS).clear();%BOUND.store(false, Ordering::Release);%contract"
-"M14-calls-unbound-accepted%src/lib.rs%if !BOUND.load(Ordering::Acquire) {%if false {%contract"
+"M13-events-kept-on-unbind%../../../module/gcaps/backend.c%WRITE_ONCE(gcaps_be_stock_on, false);\n\tgcaps_ev_clear();\n\treturn true;%WRITE_ONCE(gcaps_be_stock_on, false);\n\treturn true;%contract"
+"M14-calls-unbound-accepted%../../../module/gcaps/backend.c%if (!READ_ONCE(gcaps_be.ops)) {%if (0) {%contract"
 "M15-is-err-boundary%src/lib.rs%>= (-4095isize) as usize%>= (-4096isize) as usize%contract"
-"M16-resubmit-error-ignored%src/lib.rs%if rc == 0 {%if rc == 0 || true {%contract"
+"M16-resubmit-error-ignored%src/lib.rs%check(unsafe { glue::gcaps_glue_be_resubmit() })%{\n            let _ = unsafe { glue::gcaps_glue_be_resubmit() };\n            Ok(())\n        }%contract"
 "M17-close-no-release%src/lib.rs%g.update(rt, |c, env| c.release(env, f.r));%let _ = (rt, f);%contract"
 "M18-load-keeps-core%src/lib.rs%g.core = Core::new();%%contract"
-"M19-unregister-in-detach%src/lib.rs%if DETACHING.with(Cell::get) {%if false {%contract"
-"M20-eligible-ignores-all%src/lib.rs%all: s.all,\n            ..Default::default()%all: false,\n            ..Default::default()%contract"
-"M23-tsgid-unchecked%src/lib.rs%if t >= MAX_TSGS {%if false {%contract"
-"M24-foreign-handle-accepted%src/lib.rs%    if be != handle() {\n        violation(&format!(\"{what}() with a handle gcaps did not hand out\"));%    if false {\n        violation(&format!(\"{what}() with a handle gcaps did not hand out\"));%contract"
+"M19-unregister-in-detach%../../../module/gcaps/backend.c%if (!gcaps_module_get())\n\t\treturn;%gcaps_module_get();%contract"
+"M20-eligible-ignores-all%../../../module/gcaps/backend.c%*out = gcaps_snap;%*out = gcaps_snap;\n\t\tout->all = false;%contract"
+"M23-tsgid-unchecked%../../../module/gcaps/backend.c%if (tsgid >= GCAPS_BE_MAX_TSGS) {\n\t\tgcaps_be_misuse%if (0) {\n\t\tgcaps_be_misuse%contract"
+"M24-foreign-handle-accepted%../../../module/gcaps/backend.c%const char *what)\n{\n\tif (be != &gcaps_be) {%const char *what)\n{\n\tif (0) {%contract"
 "M27-unload-keeps-clients%src/lib.rs%        core.release(&mut env, f.r);%        let _ = (&core, &mut env, f);%contract"
-"M28-work-item-noop%src/lib.rs%    core.apply_events(&mut env, exits);\n    Ok(0)%    let _ = (core, &mut env, exits);\n    Ok(0)%c_api"
-"M29-stock-dropped%src/lib.rs%            STOCK.store(on, Ordering::Release);%            let _ = on;%contract"
+"M28-work-item-noop%src/lib.rs%            core.apply_events(&mut env, exits);\n        }\n        true%            let _ = (core, &mut env, exits);\n        }\n        true%c_api"
+"M29-stock-dropped%../../../module/gcaps/backend.c%WRITE_ONCE(gcaps_be_stock_on, on);%(void)on;%contract"
+"M30-work-fn-applies-nothing%../../../module/gcaps/backend.c%if (ctx && !gcaps_rust_work(ctx))%if (0 && ctx && !gcaps_rust_work(ctx))%c_api"
+"M31-released-ids-kept%../../../module/gcaps/backend.c%\tbitmap_zero(gcaps_snap_released, GCAPS_BE_MAX_TSGS);%\t(void)0;%c_api"
 "M21-header-field-order%include/gcaps_host.h%uint32_t bound;\t\t\t/* 1: a driver is bound */\n\tuint32_t loaded;%uint32_t loaded;\n\tuint32_t bound;%c_api"
 "M22-header-state-value%include/gcaps_host.h%#define GCAPS_HOST_PENDING\t2%#define GCAPS_HOST_PENDING\t3%c_api"
 "M25-kernel-types-unguarded%include/gcaps_backend_user.h%#ifndef GCAPS_HAVE_KERNEL_TYPES\ntypedef uint32_t u32;\ntypedef uint64_t u64;\n#endif%typedef uint32_t u32;\ntypedef uint64_t u64;%c_api"
-"M26-header-not-extern-c%include/gcaps_host.h%#ifdef __cplusplus\nextern \"C\" {\n#endif%#ifdef __cplusplus\nextern \"C++\" {\n#endif%c_api"
-)
+"M26-header-not-extern-c%include/gcaps_host.h%#ifdef __cplusplus\nextern \"C\" {\n#endif%#ifdef __cplusplus\nextern \"C++\" {\n#endif%c_api")
 
 want=("$@")
 fail=0
@@ -71,5 +73,5 @@ for m in "${mutations[@]}"; do
 		echo "$name: caught (rc $rc: $(grep -m1 -E 'error|timed out|panicked' <<<"$out"))"
 	fi
 done
-cd "$root" && git diff --quiet -- tests/contract/host || { echo "sources not restored"; exit 1; }
+cd "$root" && git diff --quiet -- tests/contract/host module/gcaps/backend.c || { echo "sources not restored"; exit 1; }
 exit $fail

@@ -9,7 +9,8 @@
  * the other side: the test plays gcaps's users (processes opening /dev/gcaps and bracketing
  * GPU segments) and gcaps.ko's work item, and reads what gcaps decided.
  *
- * Semantics are gcaps.ko's (module/gcaps/device.rs, gcaps_glue.c), with three differences:
+ * Semantics are gcaps.ko's (module/gcaps/device.rs; gcaps's half of the contract is gcaps.ko's own
+ * module/gcaps/backend.c, compiled into this library), with three differences:
  *  - Nothing runs by itself: TSG events, releases, recoveries and owner exits the driver or the
  *    test reports are recorded, and applied when the test calls gcaps_host_run_work() (the work
  *    item) or a real-time client begins, ends or closes (gcaps.ko's update path drains them).
