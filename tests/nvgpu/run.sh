@@ -213,8 +213,32 @@ patched_copy() {
 			die "$line: $(basename "$p") does not apply without fuzz"
 		fi
 	done
+	[[ $kind != patched ]] || am_check "$d.tmp/nvgpu-$line"
 	mv "$d.tmp" "$d"
 	touch "$d.complete"
+}
+
+# am_check TREE: the series applied with `git am` to a git repository of the pristine sources
+# gives TREE (the series applied with patch), file for file. A BSP maintainer takes the series
+# with either; nvgpu/series.sh keeps them in git format-patch form.
+am_check() {
+	local t=$1 g=$dir/am.tmp
+	local git=(git -c user.name=nvgpu-test -c user.email=nvgpu-test@localhost
+		-c commit.gpgsign=false -c core.hooksPath=/dev/null)
+	rm -rf "$g"
+	mkdir -p "$g"
+	cp -a "$pristine" "$g/"
+	if ! (cd "$g/nvgpu-$line" && "${git[@]}" init -q && "${git[@]}" add -A &&
+		"${git[@]}" commit -q -m "nvgpu $line (stock)" &&
+		"${git[@]}" am -q --no-3way "${series[@]}") >"$dir/am.log" 2>&1; then
+		cat "$dir/am.log" >&2
+		die "$line: git am does not apply the series (log: $dir/am.log)"
+	fi
+	if ! diff -r -x .git "$g/nvgpu-$line" "$t" >"$dir/am.log" 2>&1; then
+		cat "$dir/am.log" >&2
+		die "$line: git am and patch give different trees (log: $dir/am.log)"
+	fi
+	rm -rf "$g"
 }
 
 # unit_patch PATCH TREE LINE: the files PATCH touches, made from the pristine sources with it
