@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The README's test command (`make test`; `.ci/run` calls it): every check, in order,
 # with a time per step: formatting, lints, cargo tests, the install test, the rustc 1.85 and
-# device checks, the nvgpu patch series' form (nvgpu/series.sh --check), nvgpu's host unit
-# build stock and patched (both Jetson lines), the backend contract suite's own check
-# (tests/contract/check.sh), the VM suite on the 6.12 debug kernel (host A) and on the 5.10
-# debug kernels for x86_64 and arm64 (host B), the gcaps tests with host B on 6.12, DKMS
-# builds against 6.12 and 5.10, the harness self-test (every case on 6.12; the detectors on
-# both 5.10 kernels).
+# device checks, the nvgpu patch series' form (nvgpu/series.sh --check), no citation outside
+# the repository (tests/citation-check.sh), nvgpu's host unit build stock and patched (both
+# Jetson lines), the backend contract suite's own check (tests/contract/check.sh), the VM
+# suite on the 6.12 debug kernel (host A) and on the 5.10 debug kernels for x86_64 and arm64
+# (host B), the gcaps tests with host B on 6.12, DKMS builds against 6.12 and 5.10, the
+# harness self-test (every case on 6.12; the detectors on both 5.10 kernels).
 # Installs what it needs itself (Debian packages, bindgen-cli, rustup targets).
 # Ends with one line summing the test counts of cargo test and the VM tests.
 set -euo pipefail
@@ -98,6 +98,7 @@ step install-test tests/install-test.sh
 step policy-rustc-1.85 module/policy/check-rustc-1.85.sh
 step device-check module/gcaps/check.sh
 step nvgpu-series-check nvgpu/series.sh --check
+step citation-check tests/citation-check.sh
 step nvgpu-test tests/nvgpu/run.sh
 step contract-check tests/contract/check.sh
 # The 5.10 lane (JetPack 5's kernel line; gcaps.ko's C host), beside the 6.12 steps: the suite

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * gcaps backend contract: what a GPU driver implements so that gcaps.ko decides which TSGs are
- * on its runlist. Implemented by the nvgpu patch on a Jetson (../shared/facts/
- * nvgpu-hook-points.md, Sec. 7) and by gcaps_simgpu.ko, the emulated GPU of the test VM.
+ * on its runlist. Implemented by the nvgpu patch on a Jetson (nvgpu/README.md; the nvgpu facts
+ * it rests on: docs/nvgpu-facts.md) and by gcaps_simgpu.ko, the emulated GPU of the test VM.
  *
  * Principles
  *  - The driver is the single writer of runlist memory and registers. It builds every runlist

@@ -3,7 +3,8 @@
  * gcaps_simgpu runlist format: the Volta/Ampere 16-byte entry encoding the driver writes
  * (TSG entries with their timeslice, channel entries), the decoder the engine runs on a
  * submitted runlist (what the hardware format fixes), and the known-answer self-check run at
- * load. The runlist crate (module/runlist/src/lib.rs) is the reference.
+ * load. The runlist crate (module/runlist/src/lib.rs) is the reference; docs/nvgpu-facts.md
+ * ("The runlist entry format") states the format and its public source.
  */
 #include "simgpu.h"
 
@@ -83,7 +84,7 @@ int simgpu_decode_runlist(const __le32 *buf, u32 entries, struct simgpu_rl_tsg *
 	return 0;
 }
 
-/* Known answers: the worked examples of shared/facts/nvgpu-runlist.md (also runlist.rs tests). */
+/* Known answers: the worked example of docs/nvgpu-facts.md (also runlist.rs tests). */
 int simgpu_selfcheck(void)
 {
 	static const u32 tsg5[4] = { 0x80030001, 0x00000002, 0x00000005, 0x00000000 };

@@ -9,7 +9,7 @@ REPO_ROOT=$(cd "$VM_DIR/../.." && pwd)
 KCACHE=${KCACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gcaps/kernel}
 VMWORK=${VMWORK:-$REPO_ROOT/target/vm}
 
-# Pinned toolchain (proven with Linux 6.12 + CONFIG_RUST; see ../shared/facts/kernel-build/).
+# Pinned toolchain (proven here with Linux 6.12 + CONFIG_RUST; tests/vm/README.md).
 KSRC_PKG=linux-source-6.12
 KSRC_VERSION=6.12.117-1~deb12u1          # bookworm-security
 RUST_VERSION=1.85.0+dfsg3-1~deb12u3      # bookworm main; NOT the 1.9x from -security

@@ -5,7 +5,7 @@
 //! What a GPU driver does with the policy's decision (`gcaps-policy`), as plain code for
 //! tests and models of the driver side: the Volta/Ampere (gv11b, ga10b) runlist entry
 //! encoding and decoding and a runlist built from an eligible set ([`runlist`],
-//! `../shared/facts/nvgpu-runlist.md`), and the double-buffered submit as a state machine
+//! `docs/nvgpu-facts.md`: the format and its source in nvgpu), and the double-buffered submit as a state machine
 //! ([`dbuf`]). Not part of `gcaps.ko`: the driver that builds the real runlist is C (the
 //! emulated GPU `module/simgpu`, the nvgpu patch), and this crate is the reference its tests
 //! decode against. `benches/decide.rs` measures a decision plus the rebuild it triggers.

@@ -1,7 +1,7 @@
 //! Hand-computed WCRTs of the lock-based baselines (MPCP, FMLP+), one test
 //! per term and mode at least (arithmetic in ms in the comments; B-numbers
 //! refer to the departures in docs/analysis.md). The worked example is the
-//! one of the specification (`shared/facts/baselines-mpcp-fmlp.md` §5).
+//! one of the specification (`docs/analysis.md` "Lock-based baselines").
 
 mod common;
 

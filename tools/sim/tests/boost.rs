@@ -1,4 +1,4 @@
-//! gcaps-boost (issue 20, `/work/boost-spec.md`): hand-computed schedules of the holder boost
+//! gcaps-boost (issue 20, `docs/analysis.md` "gcaps-boost"): hand-computed schedules of the holder boost
 //! and the tail rule. Times are in units of U = 0.1 ms; every task is released once at the
 //! given time and runs its WCET. The schedule each test expects is written out in its
 //! comment; `boost_prio` is above every task priority here, the update ceiling above it.

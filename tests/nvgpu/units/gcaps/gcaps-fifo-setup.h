@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The FIFO setup every gcaps unit module starts with, on nvgpu's fake GPU
- * (../shared/facts/nvgpu-posix-test.md, "Setup that a test must do"). Included by
+ * (docs/nvgpu-facts.md, "nvgpu's host unit framework"; tests/nvgpu/README.md). Included by
  * nvgpu-gcaps.c and ../gcaps-contract/nvgpu-gcaps-contract.c; a static function so that each
  * module (a shared object of its own) keeps its copy.
  */

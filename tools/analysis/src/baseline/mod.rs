@@ -1,7 +1,7 @@
 //! The synchronization-based baselines of Fig. 8 of the GCAPS paper: every
 //! GPU segment is a critical section on one global GPU lock, managed by
 //! MPCP ([`mpcp`]) or by the partitioned FMLP+ ([`fmlp`]). The bounds follow
-//! the published analyses (`/work/shared/facts/baselines-mpcp-fmlp.md`) with
+//! the published analyses (`docs/analysis.md` "Lock-based baselines") with
 //! the departures B1..B9 of `docs/analysis.md`; the code cites them.
 //!
 //! Model (B1, B2): the lock holder uses the GPU exclusively; every GPU-using
