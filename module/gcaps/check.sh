@@ -12,6 +12,7 @@ trap 'rm -rf "$out"' EXIT
 export AR=llvm-ar-14 LD=ld.lld-14 OBJCOPY=llvm-objcopy-14 READELF=llvm-readelf-14 NM=llvm-nm-14
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/../../target/device-objects}"
 manifest=$here/Cargo.toml
+"$here/bindings.sh" --check
 cargo fmt --manifest-path "$manifest" -- --check
 cargo clippy --quiet --manifest-path "$manifest" --locked -- -D warnings
 RUSTFLAGS="--cfg gcaps_host_c" cargo clippy --quiet --manifest-path "$manifest" --locked \

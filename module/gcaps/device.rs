@@ -526,7 +526,8 @@ unsafe extern "C" fn gcaps_rust_open(
             policy: caller.policy,
             rt_priority: caller.rt_priority,
         },
-        comm: caller.comm,
+        // `c_char` is i8 on x86 and u8 on arm64: the bytes as they are.
+        comm: caller.comm.map(|c| c as u8),
         pid: PidToken(pid),
     };
     // Handed-over files first: a client closed but not yet removed must not count against
@@ -659,6 +660,40 @@ unsafe extern "C" fn gcaps_rust_work(ctx: *mut c_void) -> bool {
     locked.with(st.env(), |c, env| st.apply_events(c, env));
     true
 }
+
+// The entry points have the signatures `gcaps_glue.h` declares (bindgen's declarations in
+// `glue::bindings`): each pair below must coerce to one function pointer type.
+const _: () = {
+    use self::glue::bindings as c;
+    let _ = [
+        c::gcaps_rust_open as unsafe extern "C" fn(_, _, _, _) -> _,
+        gcaps_rust_open,
+    ];
+    let _ = [
+        c::gcaps_rust_release as unsafe extern "C" fn(_, _) -> _,
+        gcaps_rust_release,
+    ];
+    let _ = [
+        c::gcaps_rust_ioctl as unsafe extern "C" fn(_, _, _, _, _) -> _,
+        gcaps_rust_ioctl,
+    ];
+    let _ = [
+        c::gcaps_rust_owner_exited as unsafe extern "C" fn(_, _),
+        gcaps_rust_owner_exited,
+    ];
+    let _ = [
+        c::gcaps_rust_bind as unsafe extern "C" fn(_, _, _) -> _,
+        gcaps_rust_bind,
+    ];
+    let _ = [
+        c::gcaps_rust_unbind as unsafe extern "C" fn(_),
+        gcaps_rust_unbind,
+    ];
+    let _ = [
+        c::gcaps_rust_work as unsafe extern "C" fn(_) -> _,
+        gcaps_rust_work,
+    ];
+};
 
 /// The loaded device: the state, registered with the C glue (`/dev/gcaps` exists, backends
 /// may bind) from [`Loaded::load`] until the drop, which unregisters and frees it. Invariant:

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Interface between the C glue (gcaps_glue.c) and the device (device.rs, Rust) of gcaps.ko.
- * The Rust side mirrors these declarations by hand in glue.rs (same types); the C file checks
- * the struct sizes the Rust side assumes, and the link checks the TSG capacity.
+ * The Rust side is generated from this file by bindgen (module/gcaps/bindings.sh writes
+ * glue/bindings.rs; the device's build fails when this file differs from the one it was
+ * generated from, and the device checks its gcaps_rust_* definitions against those
+ * declarations); the C file checks the struct sizes, and the link checks the TSG capacity.
  *
  * Everything marked "update lock held" may only be called while the caller holds the update
  * lock (gcaps_glue_lock*), which lockdep checks in the debug kernel.

@@ -7,7 +7,7 @@
 //! here, and the plain-old-data declarations of the core's UAPI structs for the user copies.
 
 use core::cell::UnsafeCell;
-use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
+use core::ffi::{c_int, c_ulong, c_void};
 use core::marker::PhantomData;
 use core::mem::size_of;
 use core::ops::{Deref, DerefMut};
@@ -31,23 +31,42 @@ fn check(ret: c_int) -> Result {
     }
 }
 
-/// Mirrors `struct gcaps_caller`.
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Caller {
-    pub(crate) start: u64,
-    pub(crate) tgid: u32,
-    pub(crate) uid: u32,
-    pub(crate) policy: i32,
-    pub(crate) rt_priority: i32,
-    pub(crate) comm: [u8; 16],
-}
-const _: () = assert!(size_of::<Caller>() == 40);
+/// bindgen's translation of `gcaps_glue.h` (generated code: its names are C's), checked in
+/// because the kernel build and DKMS may not have bindgen: `module/gcaps/bindings.sh`
+/// regenerates it, and the assertion below fails the build of both hosts when the header is
+/// no longer the one it was generated from. The device implements the header's
+/// `gcaps_rust_*` functions; `device.rs` checks their signatures against these declarations.
+#[allow(dead_code, non_camel_case_types, clippy::all)]
+#[rustfmt::skip]
+pub(crate) mod bindings;
+use self::bindings::*;
+const _: () = assert!(
+    uapi::fnv1a(include_bytes!("gcaps_glue.h")) == bindings::HEADER_FNV1A,
+    "module/gcaps/gcaps_glue.h changed since glue/bindings.rs was generated: run module/gcaps/bindings.sh"
+);
 
-// The core's `TsgEvent` mirrors `struct gcaps_ev` and its `ClientRef` `struct gcaps_client_ref`
-// (`repr(C)`; `gcaps_glue.c` checks the C sizes).
-const _: () = assert!(size_of::<TsgEvent>() == 32);
-const _: () = assert!(size_of::<ClientRef>() == 16);
+/// `struct gcaps_caller`: identity and scheduling state of the calling task.
+pub(crate) type Caller = gcaps_caller;
+
+/// `struct gcaps_ev` and `struct gcaps_client_ref` are the core's [`TsgEvent`] and
+/// [`ClientRef`] (`repr(C)`), compared here field by field with the header's.
+#[allow(non_camel_case_types)]
+type gcaps_ev = TsgEvent;
+#[allow(non_camel_case_types)]
+type gcaps_client_ref = ClientRef;
+macro_rules! same_layout {
+    ($rust:ty, $c:ty, { $($f:ident = $cf:ident),* $(,)? }) => {
+        const _: () = {
+            assert!(size_of::<$rust>() == size_of::<$c>());
+            $(assert!(core::mem::offset_of!($rust, $f) == core::mem::offset_of!($c, $cf));)*
+        };
+    };
+}
+same_layout!(TsgEvent, layout::gcaps_ev, {
+    start = start, tsgid = tsgid, tgid = tgid, timeslice_us = timeslice_us,
+    num_channels = num_channels, present = present, flags = flags,
+});
+same_layout!(ClientRef, layout::gcaps_client_ref, { id = id, slot = slot, pad = pad });
 
 /// The TSG capacity, agreed with the C side at build time: `gcaps_glue.c` references this
 /// symbol by a name made from its `GCAPS_BE_MAX_TSGS`, so a C capacity other than the core's
@@ -87,77 +106,6 @@ plain_data!(
     uapi::TraceEvent,
     uapi::TraceRead
 );
-
-extern "C" {
-    fn gcaps_glue_kvzalloc(size: usize) -> *mut c_void;
-    fn gcaps_glue_kvfree(ptr: *mut c_void);
-    fn gcaps_glue_log(level: c_int, msg: *const c_char, len: usize);
-    fn gcaps_glue_bug(msg: *const c_char, len: usize) -> !;
-    fn gcaps_glue_now_ns() -> u64;
-    fn gcaps_glue_list_lock();
-    fn gcaps_glue_list_unlock();
-    fn gcaps_glue_copy_to_user(dst: c_ulong, src: *const c_void, n: usize) -> c_int;
-    fn gcaps_glue_get_user_u32(src: c_ulong, out: *mut u32) -> c_int;
-    fn gcaps_glue_update_prio() -> c_int;
-    fn gcaps_glue_trace_size() -> c_uint;
-    fn gcaps_glue_trace_lock();
-    fn gcaps_glue_trace_unlock();
-    fn gcaps_glue_max_clients_per_user() -> c_uint;
-    fn gcaps_glue_init(ctx: *mut c_void) -> c_int;
-    fn gcaps_glue_exit_dev();
-    fn gcaps_glue_exit_final();
-    fn gcaps_glue_current_sched(policy: *mut i32, rt_priority: *mut i32);
-    fn gcaps_glue_may_raise_rt_prio(prio: c_int) -> bool;
-    fn gcaps_glue_capable_admin() -> bool;
-    fn gcaps_glue_current_exiting() -> bool;
-    fn gcaps_glue_pid_vnr(pid_token: usize) -> u32;
-    fn gcaps_glue_pid_group_exited(pid_token: usize) -> bool;
-    fn gcaps_glue_closed_pop(client: *mut ClientRef) -> *mut c_void;
-    fn gcaps_glue_closed_free(file: *mut c_void);
-    fn gcaps_glue_closed_unpop(file: *mut c_void);
-    fn gcaps_glue_work_kick();
-    fn gcaps_glue_boost_on() -> bool;
-    fn gcaps_glue_boost_prio() -> c_int;
-    fn gcaps_glue_sched_lock();
-    fn gcaps_glue_sched_lock_killable() -> c_int;
-    fn gcaps_glue_sched_unlock();
-    fn gcaps_glue_task_self() -> usize;
-    fn gcaps_glue_task_self_get() -> usize;
-    fn gcaps_glue_task_get(t: usize);
-    fn gcaps_glue_task_put(t: usize);
-    fn gcaps_glue_task_tid(t: usize) -> u32;
-    fn gcaps_glue_task_params(t: usize, policy: *mut i32, prio: *mut i32, rof: *mut bool);
-    fn gcaps_glue_task_set(t: usize, policy: i32, prio: i32, rof: bool, tail: bool) -> c_int;
-    fn gcaps_glue_lock_killable() -> c_int;
-    fn gcaps_glue_lock();
-    fn gcaps_glue_unlock();
-    fn gcaps_glue_trylock_nopreempt() -> bool;
-    fn gcaps_glue_trylock_free() -> bool;
-    fn gcaps_glue_unlock_nopreempt();
-    fn gcaps_glue_copy_struct_from_user(
-        dst: *mut c_void,
-        ksize: usize,
-        src: c_ulong,
-        usize: usize,
-    ) -> c_int;
-    fn gcaps_glue_publish(generation: u64, all: bool, words: *const u64);
-    fn gcaps_glue_take_released(words: *mut u64);
-    fn gcaps_glue_ev_next(out: *mut TsgEvent) -> bool;
-    fn gcaps_glue_ev_take_recovered() -> bool;
-    fn gcaps_glue_ev_pending() -> bool;
-    fn gcaps_glue_be_attach(ops: *const c_void, drv: *mut c_void) -> c_int;
-    fn gcaps_glue_be_forget() -> bool;
-    fn gcaps_glue_be_detach() -> bool;
-    fn gcaps_glue_be_resubmit() -> c_int;
-    fn gcaps_glue_be_info(
-        name: *mut c_char,
-        name_len: usize,
-        detail: *mut c_char,
-        detail_len: usize,
-        runlists: *mut u32,
-        flags: *mut u32,
-    ) -> u32;
-}
 
 /// The `update_prio` module parameter (not validated).
 pub(crate) fn param_update_prio() -> i32 {
