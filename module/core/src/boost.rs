@@ -195,6 +195,7 @@ impl Holder {
 
     /// The thread the module counts as boosted now (gcaps set it to SCHED_FIFO `boost_prio`,
     /// or its ceiling is over that boost).
+    #[allow(dead_code)] // for tests and the contract host: gcaps.ko does not call it
     pub fn boosted(&self) -> Option<TaskToken> {
         match self.state {
             State::Boosted { task, .. } | State::Raised { task, .. } => Some(task),

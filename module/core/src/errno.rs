@@ -26,8 +26,10 @@ impl Errno {
     /// Bad address.
     pub const EFAULT: Self = Self(14);
     /// Device or resource busy (a backend is already bound).
+    #[allow(dead_code)] // the C glue returns it, not gcaps.ko's Rust
     pub const EBUSY: Self = Self(16);
     /// No such device (no backend bound).
+    #[allow(dead_code)] // the C glue returns it, not gcaps.ko's Rust
     pub const ENODEV: Self = Self(19);
     /// Invalid argument.
     pub const EINVAL: Self = Self(22);

@@ -371,6 +371,7 @@ impl Core {
     }
 
     /// The thread the core has boosted (for tests and diagnostics).
+    #[allow(dead_code)] // for tests and the contract host: gcaps.ko does not call it
     pub fn boosted_task(&self) -> TaskToken {
         self.boosted
     }
@@ -381,12 +382,14 @@ impl Core {
     }
 
     /// The policy (read-only: for tests and diagnostics).
+    #[allow(dead_code)] // for tests and the contract host: gcaps.ko does not call it
     pub fn policy(&self) -> &Policy {
         &self.policy
     }
 
     /// The slot the core believes runs the real-time segment (its cache of the policy's
     /// running client, for the trace; for tests and diagnostics).
+    #[allow(dead_code)] // for tests and the contract host: gcaps.ko does not call it
     pub fn running_slot(&self) -> Option<usize> {
         slot_of(self.running)
     }
@@ -440,6 +443,7 @@ impl Core {
 
     /// Checks the invariants that tie the core's tables to the policy (for tests and the model
     /// check; O(C * T)). Returns the first violation.
+    #[allow(dead_code)] // for tests and the contract host: gcaps.ko does not call it
     pub fn check(&self) -> Result<(), &'static str> {
         for (t, tsgid) in self.tsgs.iter().zip(0u32..) {
             let key = self.policy.tsg_owner(tsgid);
