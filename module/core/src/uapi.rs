@@ -100,9 +100,6 @@ pub const TSG_ALWAYS: u32 = h::GCAPS_TSG_ALWAYS;
 pub const TSG_ALWAYS_DRIVER: u32 = h::GCAPS_TSG_ALWAYS_DRIVER;
 pub const TSG_ALWAYS_ADMIN: u32 = h::GCAPS_TSG_ALWAYS_ADMIN;
 
-/// `GCAPS_BACKEND_STOCK` (`gcaps_version.backend_flags`): the backend's runlists are stock.
-pub const BACKEND_STOCK: u32 = h::GCAPS_BACKEND_STOCK;
-
 /// `GCAPS_MAX_TSGS`.
 pub const MAX_TSGS: u32 = h::GCAPS_MAX_TSGS;
 
@@ -278,7 +275,6 @@ same_layout!(Status, h::gcaps_status, {
     num_clients = num_clients, boost = boost, boost_prio = boost_prio,
     update_prio = update_prio, reserved = reserved,
 });
-pub const STATUS_SIZE_VER1: usize = h::GCAPS_STATUS_SIZE_VER1 as usize;
 pub const BOOST_ON: u32 = h::GCAPS_BOOST_ON;
 pub const BOOST_SELF: u32 = h::GCAPS_BOOST_SELF;
 
