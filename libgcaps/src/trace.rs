@@ -151,6 +151,9 @@ pub struct TraceEvent {
     pub comm: String,
     /// BOOST/UNBOOST: the owner thread's id (initial pid namespace); 0 otherwise.
     pub tid: u32,
+    /// TSG_NEW/TSG_GONE/TSG_ALWAYS: the TSG's id (`tsgid`, the event's VER1 field); 0
+    /// otherwise. See [`TraceEvent::tsgid`].
+    pub tsg: u32,
 }
 
 impl TraceEvent {
@@ -171,16 +174,17 @@ impl TraceEvent {
             effective_priority: e.effective_priority,
             comm: crate::info::c_string(&e.comm),
             tid: e.tid,
+            tsg: e.tsgid,
         }
     }
 
-    /// TSG_NEW/TSG_GONE/TSG_ALWAYS: the TSG id (carried in the `cpu_priority` field).
+    /// TSG_NEW/TSG_GONE/TSG_ALWAYS: the TSG id.
     pub fn tsgid(&self) -> Option<u32> {
         matches!(
             self.kind,
             TraceKind::TsgNew | TraceKind::TsgGone | TraceKind::TsgAlways
         )
-        .then_some(self.cpu_priority as u32)
+        .then_some(self.tsg)
     }
 
     /// TSG_ALWAYS: the TSG's always-eligible reasons after the event (carried in the
@@ -263,11 +267,12 @@ mod tests {
                 running_tgid: 66,
                 tid: 0,
                 comm: b"app\0\0\0\0\0\0\0\0\0\0\0\0\0".map(|c| c as libc::c_char),
+                ..Default::default()
             },
             uapi::gcaps_trace_event {
                 seq: 6,
                 kind: uapi::GCAPS_TRACE_TSG_NEW,
-                cpu_priority: 12,
+                tsgid: 12,
                 flags: 1 << 7,
                 ..Default::default()
             },

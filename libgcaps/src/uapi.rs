@@ -78,6 +78,11 @@ mod tests {
         assert_eq!(size_of::<gcaps_list>(), GCAPS_LIST_SIZE_VER0 as usize);
         assert_eq!(
             size_of::<gcaps_trace_event>(),
+            GCAPS_TRACE_EVENT_SIZE_VER1 as usize
+        );
+        // VER1 appended the TSG id: VER0's fields keep their offsets.
+        assert_eq!(
+            std::mem::offset_of!(gcaps_trace_event, tsgid),
             GCAPS_TRACE_EVENT_SIZE_VER0 as usize
         );
         assert_eq!(

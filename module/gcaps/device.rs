@@ -434,7 +434,12 @@ impl State {
         let stride = ioctl::trace_read_stride(&t, glue::capable_admin)?;
         let mut addr = t.events_ptr as usize;
         let pos = self.trace.read(t.from_seq, t.events_cap as usize, |ev| {
-            glue::write_arg(addr, ev, stride)?;
+            // The reader's event size picks the version (VER0: a TSG's id in cpu_priority).
+            if stride >= uapi::TRACE_EVENT_SIZE_VER1 {
+                glue::write_arg(addr, &ev.ver1(), stride)?;
+            } else {
+                glue::write_arg(addr, ev, stride)?;
+            }
             addr = addr.checked_add(stride).ok_or(Errno::EFAULT)?;
             Ok(())
         })?;

@@ -104,6 +104,7 @@ plain_data!(
     uapi::List,
     uapi::Stats,
     uapi::TraceEvent,
+    uapi::TraceEventV1,
     uapi::TraceRead
 );
 

@@ -350,10 +350,10 @@ struct gcaps_stats {
 					 * BEGIN just before it is the cause) */
 #define GCAPS_TRACE_RESUME	6	/* client_id's pending segment became running */
 #define GCAPS_TRACE_RECOVERY	7	/* the driver reported a recovery */
-#define GCAPS_TRACE_TSG_NEW	8	/* the driver reported a new TSG (tsgid in priorities) */
+#define GCAPS_TRACE_TSG_NEW	8	/* the driver reported a new TSG (its id in tsgid) */
 #define GCAPS_TRACE_TSG_GONE	9	/* a TSG was released */
-#define GCAPS_TRACE_TSG_ALWAYS	10	/* a TSG's always-eligible reasons changed (tsgid in
-					 * cpu_priority, the reasons after the event,
+#define GCAPS_TRACE_TSG_ALWAYS	10	/* a TSG's always-eligible reasons changed (its id in
+					 * tsgid, the reasons after the event,
 					 * GCAPS_TSG_ALWAYS_*, in requested_priority); client_id
 					 * is 0 for the driver's flag, the administrator's client
 					 * for SET_ALWAYS */
@@ -391,7 +391,9 @@ struct gcaps_trace_event {
 					 * initial pid namespace */
 	__u32 kind;			/* GCAPS_TRACE_* */
 	__s32 cpu_priority;		/* BEGIN: the caller's rt_priority (0 best-effort);
-					 * TSG_NEW/TSG_GONE: the tsgid */
+					 * BOOST/UNBOOST: see there; TSG_NEW/TSG_GONE/
+					 * TSG_ALWAYS: 0, but the tsgid for a reader whose
+					 * event_size is below GCAPS_TRACE_EVENT_SIZE_VER1 */
 	__s32 requested_priority;	/* BEGIN: the gpu_priority asked (0 = inherit) */
 	__s32 effective_priority;	/* BEGIN/PREEMPT/RESUME: the segment's GPU priority
 					 * (0: best-effort) */
@@ -401,14 +403,19 @@ struct gcaps_trace_event {
 					 * namespace); 0 otherwise (was `reserved`, always 0) */
 	char comm[16];			/* client_id's (or the TSG owner's client's) command name,
 					 * NUL-terminated; "" if none */
+	/* VER1 */
+	__u32 tsgid;			/* TSG_NEW/TSG_GONE/TSG_ALWAYS: the TSG's id; 0 otherwise */
+	__u32 reserved;			/* 0 */
 };
 #define GCAPS_TRACE_EVENT_SIZE_VER0	96
+#define GCAPS_TRACE_EVENT_SIZE_VER1	104
 
 /*
  * GCAPS_IOC_TRACE_READ: copy events with seq >= from_seq (0: the oldest held) into the user
  * array, oldest first, at most events_cap of them, with a stride of event_size bytes (the
  * caller's sizeof(struct gcaps_trace_event); below GCAPS_TRACE_EVENT_SIZE_VER0 is EINVAL; the
- * kernel writes min(event_size, its own size) bytes of each). Nothing is consumed: a reader
+ * kernel writes min(event_size, its own size) bytes of each; an event_size below
+ * GCAPS_TRACE_EVENT_SIZE_VER1 gets VER0's events, with a TSG event's id in cpu_priority). Nothing is consumed: a reader
  * keeps its position in next_seq, so several readers can follow the ring at once. If the
  * events from from_seq on were overwritten before this read, `dropped` says how many the
  * reader missed. EPERM without CAP_SYS_ADMIN.

@@ -275,7 +275,8 @@ pub fn stats_reset(
 
 /// `GCAPS_IOC_TRACE_READ`: `flags` 0 (`EINVAL`), then `CAP_SYS_ADMIN` (`EPERM`), then an
 /// `event_size` of at least the first version's (`EINVAL`). Returns the stride of the user's
-/// event array.
+/// event array; from `uapi::TRACE_EVENT_SIZE_VER1` on, the host copies each event's
+/// [`uapi::TraceEvent::ver1`], below it the event as recorded (VER0).
 pub fn trace_read_stride(
     a: &uapi::TraceRead,
     is_admin: impl FnOnce() -> bool,

@@ -361,7 +361,9 @@ pub struct DelayHistogram {
     pub buckets: [u64; DELAY_BUCKETS],
 }
 
-/// One event of the trace ring (`struct gcaps_trace_event`).
+/// One event of the trace ring as the core records it: the fields of `struct
+/// gcaps_trace_event`'s first version, with a TSG event's id in `cpu_priority` (what a VER0
+/// reader gets). [`TraceEvent::ver1`] makes the current version, with the id in its own field.
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct TraceEvent {
@@ -404,13 +406,48 @@ impl TraceEvent {
 }
 pub const TRACE_EVENT_SIZE_VER0: usize = h::GCAPS_TRACE_EVENT_SIZE_VER0 as usize;
 const _: () = assert!(size_of::<TraceEvent>() == TRACE_EVENT_SIZE_VER0);
-same_layout!(TraceEvent, h::gcaps_trace_event, {
-    seq = seq, time_ns = time_ns, client_id = client_id, running_client_id = running_client_id,
-    generation = generation, delay_ns = delay_ns, tgid = tgid, kind = kind,
-    cpu_priority = cpu_priority, requested_priority = requested_priority,
-    effective_priority = effective_priority, flags = flags, running_tgid = running_tgid,
-    tid = tid, comm = comm,
+pub const TRACE_EVENT_SIZE_VER1: usize = h::GCAPS_TRACE_EVENT_SIZE_VER1 as usize;
+
+/// `struct gcaps_trace_event` (VER1): the VER0 fields, and the TSG id of TSG_NEW, TSG_GONE
+/// and TSG_ALWAYS in `tsgid` (their `cpu_priority` is 0).
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct TraceEventV1 {
+    pub ev: TraceEvent,
+    pub tsgid: u32,
+    pub reserved: u32,
+}
+const _: () = assert!(size_of::<TraceEventV1>() == TRACE_EVENT_SIZE_VER1);
+same_layout!(TraceEventV1, h::gcaps_trace_event, {
+    ev.seq = seq, ev.time_ns = time_ns, ev.client_id = client_id,
+    ev.running_client_id = running_client_id, ev.generation = generation,
+    ev.delay_ns = delay_ns, ev.tgid = tgid, ev.kind = kind, ev.cpu_priority = cpu_priority,
+    ev.requested_priority = requested_priority, ev.effective_priority = effective_priority,
+    ev.flags = flags, ev.running_tgid = running_tgid, ev.tid = tid, ev.comm = comm,
+    tsgid = tsgid, reserved = reserved,
 });
+
+impl TraceEvent {
+    /// Whether the event is about a TSG (its id in `cpu_priority` here).
+    pub const fn is_tsg(&self) -> bool {
+        matches!(self.kind, TRACE_TSG_NEW | TRACE_TSG_GONE | TRACE_TSG_ALWAYS)
+    }
+
+    /// The event as VER1 reports it: a TSG event's id moves to `tsgid`.
+    pub const fn ver1(&self) -> TraceEventV1 {
+        let mut ev = *self;
+        let mut tsgid = 0;
+        if self.is_tsg() {
+            tsgid = self.cpu_priority as u32;
+            ev.cpu_priority = 0;
+        }
+        TraceEventV1 {
+            ev,
+            tsgid,
+            reserved: 0,
+        }
+    }
+}
 
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]

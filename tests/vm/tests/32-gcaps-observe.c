@@ -11,7 +11,8 @@
  *    (dropped) and what was overwritten; event_size strides; trace_size=0 records nothing;
  *  - reading the trace and resetting the statistics need CAP_SYS_ADMIN (EPERM as uid 65534);
  *  - with the emulated GPU bound: TSG_NEW/TSG_GONE with the owner, BEGIN/END with SUBMIT,
- *    submits and TSG counts in the statistics.
+ *    submits and TSG counts in the statistics; the TSG id in tsgid for a VER1 reader and in
+ *    cpu_priority for a VER0 one (event_size 96).
  * Prints (does not assert) begin+end against getppid and an unknown ioctl, with the trace on
  * and off.
  */
@@ -520,52 +521,102 @@ static void bench(const char *label)
 	       pend / (2 * notty), rt, rt / sys, rt / (2 * notty));
 }
 
-/* With the emulated GPU: TSG events, submits. */
-static void test_with_gpu(void)
+/* Runs one gpuclient (two submitting segments); its pid, and its TSG's id in *tsg. Waits for
+ * the TSG's release, which reaches gcaps through the work item (bounded). */
+static int run_gpuclient(int fd, unsigned int *tsg)
 {
-	struct gcaps_trace_event ev[64];
-	struct gcaps_trace_read r;
-	struct gcaps_stats s;
-	int fd = open_dev(), pid = 0, news = 0, gones = 0, subs = 0;
-	uint64_t head;
-	unsigned int i;
+	int pid = 0, i;
 	FILE *p;
 	char line[256];
 
-	stats(fd, 1);
-	head = trace_head(fd);
+	*tsg = 0;
 	p = popen("gpuclient --prio 50 --work 2 --segments 2 --gap-ms 5 --tag G --report", "r");
 	CHECK(p != NULL, "gpuclient");
 	while (p && fgets(line, sizeof(line), p))
-		sscanf(line, "CLIENT tag=G pid=%d", &pid);
+		sscanf(line, "CLIENT tag=G pid=%d tsg=%u", &pid, tsg);
 	CHECK(p && pclose(p) == 0 && pid > 0, "gpuclient failed (pid %d)", pid);
-	/* Its TSG's release reaches gcaps through the work item: wait for it (bounded). */
 	for (i = 0; i < 200 && stats(fd, 0).tsgs_now != 0; i++)
 		usleep(10000);
+	return pid;
+}
+
+/*
+ * With the emulated GPU: TSG events, submits. The TSG id of TSG_NEW/TSG_GONE is in tsgid for
+ * a VER1 reader (cpu_priority 0) and in cpu_priority for a VER0 reader (event_size 96), whose
+ * stride the kernel honours without touching the bytes of a VER1 tail.
+ */
+static void test_with_gpu(void)
+{
+	struct gcaps_trace_event ev[64];
+	unsigned char v0[64 * GCAPS_TRACE_EVENT_SIZE_VER0 + 8];
+	struct gcaps_trace_read r, r0;
+	struct gcaps_stats s;
+	int fd = open_dev(), pid = 0, news = 0, gones = 0, subs = 0, v1ok = 0, v0ok = 0, k;
+	unsigned int i, tsg = 0;
+	uint64_t head = 0;
+
+	/* A TSG id 0 would look the same in both versions: the emulated GPU hands ids out in
+	 * rotation, so another client gets another one. */
+	for (k = 0; k < 3 && (k == 0 || tsg == 0); k++) {
+		stats(fd, 1);
+		head = trace_head(fd);
+		pid = run_gpuclient(fd, &tsg);
+	}
+	CHECK(tsg != 0, "gpuclient's TSG id stayed 0 over %d clients", k);
 	r = trace(fd, head, ev, 64);
 	for (i = 0; i < r.events_count; i++) {
-		if (ev[i].kind == GCAPS_TRACE_TSG_NEW && ev[i].tgid == (unsigned)pid)
-			news++;
-		if (ev[i].kind == GCAPS_TRACE_TSG_GONE && ev[i].tgid == (unsigned)pid)
-			gones++;
+		if ((ev[i].kind == GCAPS_TRACE_TSG_NEW || ev[i].kind == GCAPS_TRACE_TSG_GONE) &&
+		    ev[i].tgid == (unsigned)pid) {
+			news += ev[i].kind == GCAPS_TRACE_TSG_NEW;
+			gones += ev[i].kind == GCAPS_TRACE_TSG_GONE;
+			v1ok += ev[i].tsgid == tsg && ev[i].cpu_priority == 0 && ev[i].reserved == 0;
+		}
 		if ((ev[i].kind == GCAPS_TRACE_BEGIN || ev[i].kind == GCAPS_TRACE_END) &&
 		    ev[i].tgid == (unsigned)pid && (ev[i].flags & GCAPS_TRACE_F_SUBMIT) &&
 		    !(ev[i].flags & GCAPS_TRACE_F_SUBMIT_FAILED) && ev[i].delay_ns > 0)
 			subs++;
 	}
+	/* The same events read by a VER0 caller (event_size 96). */
+	memset(v0, 0xab, sizeof(v0));
+	r0 = (struct gcaps_trace_read){
+		.size = sizeof(r0), .events_ptr = (uintptr_t)v0, .events_cap = 64,
+		.event_size = GCAPS_TRACE_EVENT_SIZE_VER0, .from_seq = head,
+	};
+	CHECK(xioctl(fd, GCAPS_IOC_TRACE_READ, &r0) == 0 && r0.events_count == r.events_count,
+	      "VER0 read: %s, %u events, want %u", strerror(errno), r0.events_count,
+	      r.events_count);
+	for (i = 0; i < r0.events_count && i < 64; i++) {
+		struct gcaps_trace_event e;
+
+		memset(&e, 0, sizeof(e));
+		memcpy(&e, v0 + i * GCAPS_TRACE_EVENT_SIZE_VER0, GCAPS_TRACE_EVENT_SIZE_VER0);
+		CHECK(e.seq == ev[i].seq && e.kind == ev[i].kind, "VER0 event %u: seq %llu kind %u",
+		      i, (unsigned long long)e.seq, e.kind);
+		if ((e.kind == GCAPS_TRACE_TSG_NEW || e.kind == GCAPS_TRACE_TSG_GONE) &&
+		    e.tgid == (unsigned)pid)
+			v0ok += e.cpu_priority == (int)tsg;
+		else
+			CHECK(e.cpu_priority == ev[i].cpu_priority, "VER0 event %u: cpu_priority %d/%d",
+			      i, e.cpu_priority, ev[i].cpu_priority);
+	}
+	CHECK(v0[r0.events_count * GCAPS_TRACE_EVENT_SIZE_VER0] == 0xab,
+	      "VER0 read wrote past its last element");
 	s = stats(fd, 0);
 	CHECK(news == 1 && gones == 1 && subs == 4,
 	      "gpuclient %d: TSG_NEW %d TSG_GONE %d submitting BEGIN/END %d, want 1 1 4", pid,
 	      news, gones, subs);
+	CHECK(v1ok == 2 && v0ok == 2,
+	      "TSG %u of gpuclient %d: VER1 tsgid in %d, VER0 cpu_priority in %d of 2 events", tsg,
+	      pid, v1ok, v0ok);
 	CHECK(s.begins == 2 && s.ends == 2 && s.submits >= 4 && s.submit_errors == 0 &&
 	      s.tsgs_max >= 1 && s.tsgs_now == 0 && s.delay_count == 4,
 	      "stats: begins %llu ends %llu submits %llu errors %llu tsgs %u/%u samples %llu",
 	      (unsigned long long)s.begins, (unsigned long long)s.ends,
 	      (unsigned long long)s.submits, (unsigned long long)s.submit_errors, s.tsgs_now,
 	      s.tsgs_max, (unsigned long long)s.delay_count);
-	if (news != 1 || gones != 1 || subs != 4)
+	if (news != 1 || gones != 1 || subs != 4 || v1ok != 2 || v0ok != 2)
 		dump(ev, r.events_count);
-	printf("with simgpu: update delays (ns) min %llu max %llu mean %llu\n",
+	printf("with simgpu: TSG %u; update delays (ns) min %llu max %llu mean %llu\n", tsg,
 	       (unsigned long long)s.delay_min_ns, (unsigned long long)s.delay_max_ns,
 	       (unsigned long long)(s.delay_count ? s.delay_sum_ns / s.delay_count : 0));
 	close(fd);

@@ -496,6 +496,7 @@ mod tests {
                 effective_priority: 10 * client as i32,
                 comm: String::new(),
                 tid: 0,
+                tsg: 0,
             });
         }
     }
@@ -702,7 +703,7 @@ mod tests {
         s.ev(40, TraceKind::Resume, 2, 0, 2);
         s.ev(50, TraceKind::Preempt, 2, 0, 2);
         s.ev(70, TraceKind::TsgNew, 0, 0, 2);
-        s.events[5].cpu_priority = 7;
+        s.events[5].tsg = 7;
         s.events[5].pid = 555;
         let drops = [Drop {
             before_seq: 10,

@@ -379,6 +379,7 @@ mod tests {
             effective_priority: 10,
             comm: String::new(),
             tid: 0,
+            tsg: 0,
         }
     }
 
@@ -402,7 +403,7 @@ mod tests {
 
     fn dump() -> Dump {
         let mut tsg = ev(12, TraceKind::TsgNew, 0, 0);
-        tsg.cpu_priority = 4;
+        tsg.tsg = 4;
         Dump {
             events: vec![
                 ev(3, TraceKind::Begin, 1, 4 | 1),

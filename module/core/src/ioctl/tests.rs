@@ -275,3 +275,41 @@ fn set_always_rules() {
     });
     assert!(!asked);
 }
+
+#[test]
+fn trace_event_versions() {
+    let tsg = |kind, id| uapi::TraceEvent {
+        kind,
+        cpu_priority: id,
+        requested_priority: 9,
+        ..Default::default()
+    };
+    // TSG events: VER0 (as recorded) carries the id in cpu_priority, VER1 in tsgid.
+    for kind in [
+        uapi::TRACE_TSG_NEW,
+        uapi::TRACE_TSG_GONE,
+        uapi::TRACE_TSG_ALWAYS,
+    ] {
+        let ev = tsg(kind, 7);
+        let v1 = ev.ver1();
+        assert_eq!((v1.tsgid, v1.ev.cpu_priority, v1.reserved), (7, 0, 0));
+        assert_eq!(v1.ev.requested_priority, 9);
+        assert_eq!(
+            uapi::TraceEvent {
+                cpu_priority: 7,
+                ..v1.ev
+            },
+            ev
+        );
+    }
+    // Other events keep cpu_priority and have no TSG id.
+    for kind in [uapi::TRACE_BEGIN, uapi::TRACE_BOOST, uapi::TRACE_UNBOOST] {
+        let v1 = tsg(kind, 50).ver1();
+        assert_eq!((v1.tsgid, v1.ev.cpu_priority), (0, 50));
+    }
+    // VER0's fields lead VER1's: an old reader's stride cuts at the tsgid field.
+    assert_eq!(
+        core::mem::offset_of!(uapi::TraceEventV1, tsgid),
+        uapi::TRACE_EVENT_SIZE_VER0
+    );
+}

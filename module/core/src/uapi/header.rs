@@ -3,7 +3,7 @@
 //! Do not edit; after changing the header, run module/gcaps/bindings.sh.
 
 /// FNV-1a 64 of `uapi/linux/gcaps.h` as generated from (checked at compile time by the includer).
-pub const HEADER_FNV1A: u64 = 0x348a4c9039dd45a0;
+pub const HEADER_FNV1A: u64 = 0xeb3875ee913f0173;
 
 pub const GCAPS_DEVICE_NAME: &[u8; 6] = b"gcaps\0";
 pub const GCAPS_IOC_MAGIC: u32 = 197;
@@ -72,6 +72,7 @@ pub const GCAPS_TRACE_F_ENDED: u32 = 2;
 pub const GCAPS_TRACE_F_SUBMIT: u32 = 4;
 pub const GCAPS_TRACE_F_SUBMIT_FAILED: u32 = 8;
 pub const GCAPS_TRACE_EVENT_SIZE_VER0: u32 = 96;
+pub const GCAPS_TRACE_EVENT_SIZE_VER1: u32 = 104;
 pub const GCAPS_TRACE_READ_SIZE_VER0: u32 = 64;
 pub type __s32 = ::core::ffi::c_int;
 pub type __u32 = ::core::ffi::c_uint;
@@ -212,6 +213,8 @@ pub struct gcaps_trace_event {
     pub running_tgid: __u32,
     pub tid: __u32,
     pub comm: [::core::ffi::c_char; 16usize],
+    pub tsgid: __u32,
+    pub reserved: __u32,
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
