@@ -56,7 +56,7 @@ mod tsgs;
 
 pub use self::clients::{Exits, Opener};
 pub use self::observe::ListBuf;
-pub use self::tsgs::{TsgEvent, BE_TSG_ALWAYS};
+pub use self::tsgs::TsgEvent;
 
 /// Words of a TSG bit set (`GCAPS_BE_MAX_TSGS / 64`).
 pub const TSG_WORDS: usize = 16;
