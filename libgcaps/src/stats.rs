@@ -20,7 +20,11 @@ const REJECT_NAMES: [(usize, &str); 11] = [
 ];
 
 /// Counters since the module was loaded or the statistics were last reset.
+///
+/// With the `serde` feature the plain counters serialise under their field names (the JSON of
+/// `gcapsctl stats`); `rejected` and `delay` are skipped, their presentation is the caller's.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Stats {
     /// Successful SEG_BEGIN calls.
     pub begins: u64,
@@ -48,8 +52,10 @@ pub struct Stats {
     /// Most TSGs at once.
     pub tsgs_max: u32,
     /// Failed open/ioctl calls per `GCAPS_REJ_*` class (index); see [`Stats::rejected_by_errno`].
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub rejected: [u64; uapi::GCAPS_REJ_NR as usize],
     /// The runlist update delay (epsilon).
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub delay: DelayHistogram,
     /// Segments open when `begins`/`ends`/`ends_by_close` were last reset (0 since load).
     pub open_at_reset: u64,
@@ -71,31 +77,58 @@ pub struct DelayHistogram {
 }
 
 impl Stats {
+    /// Decodes the reply. The pattern names every field of the header's struct (no `..`), so a
+    /// field added to `uapi/linux/gcaps.h` fails this build until it is decoded here.
     pub(crate) fn from_uapi(s: &uapi::gcaps_stats) -> Self {
+        let &uapi::gcaps_stats {
+            size: _,
+            flags: _,
+            begins,
+            ends,
+            ends_by_close,
+            submits,
+            submit_errors,
+            clients_now,
+            clients_max,
+            preemptions,
+            resumes,
+            submit_timeouts,
+            recoveries,
+            tsgs_now,
+            tsgs_max,
+            rejected,
+            delay_count,
+            delay_sum_ns,
+            delay_min_ns,
+            delay_max_ns,
+            delay_buckets,
+            open_at_reset,
+            segments_open,
+        } = s;
         Self {
-            begins: s.begins,
-            ends: s.ends,
-            ends_by_close: s.ends_by_close,
-            submits: s.submits,
-            submit_errors: s.submit_errors,
-            clients_now: s.clients_now,
-            clients_max: s.clients_max,
-            preemptions: s.preemptions,
-            resumes: s.resumes,
-            submit_timeouts: s.submit_timeouts,
-            recoveries: s.recoveries,
-            tsgs_now: s.tsgs_now,
-            tsgs_max: s.tsgs_max,
-            rejected: s.rejected,
+            begins,
+            ends,
+            ends_by_close,
+            submits,
+            submit_errors,
+            clients_now,
+            clients_max,
+            preemptions,
+            resumes,
+            submit_timeouts,
+            recoveries,
+            tsgs_now,
+            tsgs_max,
+            rejected,
             delay: DelayHistogram {
-                count: s.delay_count,
-                sum_ns: s.delay_sum_ns,
-                min_ns: s.delay_min_ns,
-                max_ns: s.delay_max_ns,
-                buckets: s.delay_buckets,
+                count: delay_count,
+                sum_ns: delay_sum_ns,
+                min_ns: delay_min_ns,
+                max_ns: delay_max_ns,
+                buckets: delay_buckets,
             },
-            open_at_reset: s.open_at_reset,
-            segments_open: s.segments_open,
+            open_at_reset,
+            segments_open,
         }
     }
 

@@ -48,23 +48,9 @@ pub fn run(args: Args) -> Result<(), String> {
 pub struct Report {
     /// The figures were read just before a reset (`--reset`).
     reset: bool,
-    begins: u64,
-    ends: u64,
-    ends_by_close: u64,
-    /// Segments open now, and when begins/ends were last reset:
-    /// `open_at_reset + begins == ends + ends_by_close + segments_open`.
-    segments_open: u64,
-    open_at_reset: u64,
-    preemptions: u64,
-    resumes: u64,
-    submits: u64,
-    submit_errors: u64,
-    submit_timeouts: u64,
-    recoveries: u64,
-    clients_now: u32,
-    clients_max: u32,
-    tsgs_now: u32,
-    tsgs_max: u32,
+    /// Every plain counter, under libgcaps's field names.
+    #[serde(flatten)]
+    counters: Stats,
     /// Errno name -> failed calls (every named class, and unknown non-zero ones).
     rejected: BTreeMap<String, u64>,
     rejected_total: u64,
@@ -95,21 +81,7 @@ impl Report {
         let d = &s.delay;
         Self {
             reset,
-            begins: s.begins,
-            ends: s.ends,
-            ends_by_close: s.ends_by_close,
-            segments_open: s.segments_open,
-            open_at_reset: s.open_at_reset,
-            preemptions: s.preemptions,
-            resumes: s.resumes,
-            submits: s.submits,
-            submit_errors: s.submit_errors,
-            submit_timeouts: s.submit_timeouts,
-            recoveries: s.recoveries,
-            clients_now: s.clients_now,
-            clients_max: s.clients_max,
-            tsgs_now: s.tsgs_now,
-            tsgs_max: s.tsgs_max,
+            counters: s.clone(),
             rejected: s.rejected_by_errno().into_iter().collect(),
             rejected_total: s.rejected_total(),
             update_delay: Delay {
@@ -142,6 +114,7 @@ impl Report {
     }
 
     pub fn table(&self) -> String {
+        let c = &self.counters;
         let mut s = String::new();
         let when = if self.reset {
             "since load or the last reset, read just before this reset"
@@ -152,22 +125,22 @@ impl Report {
         let _ = writeln!(
             s,
             "segments     begins {}  ends {}  ended by close {}  open {} (open at the reset {})",
-            self.begins, self.ends, self.ends_by_close, self.segments_open, self.open_at_reset
+            c.begins, c.ends, c.ends_by_close, c.segments_open, c.open_at_reset
         );
         let _ = writeln!(
             s,
             "preemption   preemptions {}  resumes {}",
-            self.preemptions, self.resumes
+            c.preemptions, c.resumes
         );
         let _ = writeln!(
             s,
             "runlist      submits {}  failed {} (timed out {})  recoveries {}",
-            self.submits, self.submit_errors, self.submit_timeouts, self.recoveries
+            c.submits, c.submit_errors, c.submit_timeouts, c.recoveries
         );
         let _ = writeln!(
             s,
             "clients      now {}  most {}    TSGs  now {}  most {}",
-            self.clients_now, self.clients_max, self.tsgs_now, self.tsgs_max
+            c.clients_now, c.clients_max, c.tsgs_now, c.tsgs_max
         );
         let nonzero: Vec<String> = self
             .rejected
@@ -323,6 +296,12 @@ update delay 5 samples  min 2.10 µs  mean 7.00 µs  max 40.0 µs
         );
         assert_eq!(b[31]["hi_ns"], serde_json::Value::Null);
         assert_eq!(j["reset"], false);
+        let keys = j.as_object().unwrap().len();
+        assert_eq!(
+            keys,
+            1 + 15 + 3,
+            "reset, the 15 counters, rejected(_total), update_delay"
+        );
         let empty: serde_json::Value =
             serde_json::from_str(&Report::new(&Stats::default(), false).json()).unwrap();
         assert_eq!(empty["update_delay"]["mean_ns"], serde_json::Value::Null);
