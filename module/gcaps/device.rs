@@ -42,6 +42,7 @@ mod trace;
 mod update;
 
 use self::gcaps_core::ioctl::{self, Command, Refusal, Sched};
+use self::gcaps_core::policy::{priority_in_range, MAX_PRIORITY, MIN_PRIORITY};
 use self::gcaps_core::stats::Rejected;
 use self::gcaps_core::uapi::{self, TraceEvent};
 use self::gcaps_core::{
@@ -283,23 +284,28 @@ impl Loaded {
     /// Called once per module load (from module init), and no other `Loaded` exists.
     pub unsafe fn load() -> Result<Self> {
         let ceiling = glue::param_update_prio();
-        if !(1..=99).contains(&ceiling) {
+        if !priority_in_range(ceiling.into()) {
             log::err(
                 Msg::new()
                     .str("update_prio=")
                     .num(ceiling.into())
-                    .str(" is outside 1..99"),
+                    .str(" is outside ")
+                    .num(MIN_PRIORITY.into())
+                    .str("..")
+                    .num(MAX_PRIORITY.into()),
             );
             return Err(Errno::EINVAL);
         }
         let boost = glue::param_boost();
         let boost_prio = glue::param_boost_prio();
-        if boost && !(1..ceiling).contains(&boost_prio) {
+        if boost && !(priority_in_range(boost_prio.into()) && boost_prio < ceiling) {
             log::err(
                 Msg::new()
                     .str("boost_prio=")
                     .num(boost_prio.into())
-                    .str(" is outside 1..")
+                    .str(" is outside ")
+                    .num(MIN_PRIORITY.into())
+                    .str("..")
                     .num((ceiling - 1).into())
                     .str(" (it must be below update_prio=")
                     .num(ceiling.into())

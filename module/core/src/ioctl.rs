@@ -10,7 +10,7 @@
 //! (`E2BIG`), which needs the user memory (the kernel's `copy_struct_from_user`).
 
 use super::errno::Errno;
-use super::policy::{GpuPriority, SchedClass, Segment};
+use super::policy::{priority_in_range, GpuPriority, SchedClass, Segment};
 use super::stats::ResetScope;
 use super::uapi::{self, IoctlArg};
 
@@ -104,12 +104,13 @@ impl Class {
 }
 
 impl Sched {
-    /// The class of a task in this state: SCHED_FIFO/SCHED_RR with a priority in `1..=99` are
-    /// real-time; SCHED_DEADLINE and every other policy count as best-effort.
+    /// The class of a task in this state: SCHED_FIFO/SCHED_RR with a real-time priority
+    /// ([`priority_in_range`]) are real-time; SCHED_DEADLINE and every other policy count as
+    /// best-effort.
     pub fn classify(self) -> Class {
         let rt = u8::try_from(self.rt_priority)
             .ok()
-            .filter(|p| (1..=99).contains(p));
+            .filter(|&p| priority_in_range(p.into()));
         match (self.policy, rt) {
             (SCHED_FIFO, Some(p)) => Class {
                 uclass: uapi::CLASS_FIFO,
@@ -170,10 +171,12 @@ impl Refusal {
     }
 }
 
-/// `GCAPS_IOC_SEG_BEGIN`'s argument rules: `flags` 0 and `gpu_priority` in `0..=99` (else
-/// `EINVAL`). Checked before the reply is written back.
+/// `GCAPS_IOC_SEG_BEGIN`'s argument rules: `flags` 0 and `gpu_priority` inherit or a real-time
+/// priority (else `EINVAL`). Checked before the reply is written back.
 pub fn check_seg_begin(a: &uapi::SegBegin) -> Result<(), Errno> {
-    if a.flags != 0 || !(uapi::GPU_PRIO_INHERIT..=uapi::GPU_PRIO_MAX).contains(&a.gpu_priority) {
+    let prio_ok =
+        a.gpu_priority == uapi::GPU_PRIO_INHERIT || priority_in_range(a.gpu_priority.into());
+    if a.flags != 0 || !prio_ok {
         return Err(Errno::EINVAL);
     }
     Ok(())

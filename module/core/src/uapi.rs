@@ -85,7 +85,14 @@ pub const TRACE_F_SUBMIT: u32 = h::GCAPS_TRACE_F_SUBMIT;
 pub const TRACE_F_SUBMIT_FAILED: u32 = h::GCAPS_TRACE_F_SUBMIT_FAILED;
 
 pub const GPU_PRIO_INHERIT: i32 = h::GCAPS_GPU_PRIO_INHERIT as i32;
-pub const GPU_PRIO_MAX: i32 = h::GCAPS_GPU_PRIO_MAX as i32;
+
+// The header's explicit GPU priorities are the policy's real-time range, which the policy owns
+// (`priority_in_range`); the two must name the same numbers.
+const _: () = assert!(
+    h::GCAPS_GPU_PRIO_MIN == super::policy::MIN_PRIORITY as u32
+        && h::GCAPS_GPU_PRIO_MAX == super::policy::MAX_PRIORITY as u32
+        && h::GCAPS_GPU_PRIO_INHERIT < h::GCAPS_GPU_PRIO_MIN
+);
 
 pub const CLASS_OTHER: u32 = h::GCAPS_CLASS_OTHER;
 pub const CLASS_FIFO: u32 = h::GCAPS_CLASS_FIFO;

@@ -6,13 +6,17 @@ use nix::unistd::Pid;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 
+/// SCHED_FIFO priorities: the range the module takes for CPU and GPU priorities alike.
+const RT_PRIORITIES: std::ops::RangeInclusive<i64> =
+    libgcaps::GPU_PRIORITY_MIN as i64..=libgcaps::GPU_PRIORITY_MAX as i64;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// SCHED_FIFO priority of the command, 1..97: below gcaps's holder boost (`boost_prio`,
     /// 98, while boosting is on) and its update ceiling (`update_prio`, 99), as the loaded
     /// module reports them in STATUS.
     #[arg(long, short = 'p', value_name = "P", allow_hyphen_values = true,
-          value_parser = clap::value_parser!(u8).range(1..=99))]
+          value_parser = clap::value_parser!(u8).range(RT_PRIORITIES))]
     priority: u8,
     /// Default GPU priority of its segments (1..99, or 0/inherit: the CPU priority, which is
     /// also what happens without this option).
