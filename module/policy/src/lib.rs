@@ -101,7 +101,7 @@
 //! `gcaps-core`), which the module includes the same way, includes this crate as a module:
 //!
 //! ```text
-//! #[allow(unreachable_pub, unused_attributes, dead_code)]
+//! #[allow(unreachable_pub, unused_attributes, clippy::module_inception)]
 //! #[path = "../../policy/src/lib.rs"]
 //! pub mod policy;
 //! ```

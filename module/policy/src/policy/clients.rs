@@ -49,6 +49,10 @@ impl<const W: usize, const C: usize> Policy<W, C> {
     /// are treated like those of any non-gcaps process from now on.
     ///
     /// Errors: [`Error::UnknownClient`], [`Error::SegmentOpen`].
+    ///
+    /// gcaps.ko does not call it: a client of the module goes only by `client_gone` (close or
+    /// exit), so this is dead where the module includes this file.
+    #[allow(dead_code)]
     pub fn unregister(&mut self, id: ClientId) -> Result<Outcome, Error> {
         let slot = self.lookup(id)?;
         let c = self.clients.get_mut(slot).ok_or(Error::UnknownClient)?;

@@ -7,16 +7,6 @@ use super::super::set::TsgSet;
 use super::{ClientId, ClientInfo, ClientStatus, Decision, Error, GpuPriority, Policy, ProcessKey};
 
 impl<const W: usize, const C: usize> Policy<W, C> {
-    /// The eligible set: the TSGs that belong on the runlist now.
-    pub fn eligible(&self) -> &TsgSet<W> {
-        &self.eligible
-    }
-
-    /// Whether `tsgid` belongs on the runlist now (`false` for unknown ids).
-    pub fn is_eligible(&self, tsgid: u32) -> bool {
-        self.eligible.contains(tsgid)
-    }
-
     /// The TSGs that exist in the driver (as reported by `tsg_create`/`tsg_destroy`).
     pub fn tsgs(&self) -> &TsgSet<W> {
         &self.exists
@@ -33,13 +23,6 @@ impl<const W: usize, const C: usize> Policy<W, C> {
     /// Whether an existing TSG is marked always-eligible.
     pub fn is_always_eligible(&self, tsgid: u32) -> bool {
         self.always.contains(tsgid)
-    }
-
-    /// Change generation: incremented (wrapping) by every event that reports
-    /// `changed`. A caller that records the generation of the last runlist it got onto
-    /// the hardware can detect a missed or failed submit by comparing it with this.
-    pub fn generation(&self) -> u64 {
-        self.generation
     }
 
     /// Decision generation: incremented (wrapping) by every event that reports
@@ -69,15 +52,6 @@ impl<const W: usize, const C: usize> Policy<W, C> {
         let slot = self.winner.checked_sub(1)?;
         let c = self.clients.get(usize::try_from(slot).ok()?)?;
         Some(ClientId { slot, gen: c.gen })
-    }
-
-    /// The first registered client (in slot order) with this key, if any (O(clients)).
-    pub fn client_by_key(&self, key: ProcessKey) -> Option<ClientId> {
-        self.clients
-            .iter()
-            .zip(0u32..)
-            .find(|(c, _)| c.registered && c.key == key)
-            .map(|(c, slot)| ClientId { slot, gen: c.gen })
     }
 
     /// Status of a client.
@@ -116,6 +90,37 @@ impl<const W: usize, const C: usize> Policy<W, C> {
                 let st = self.status_of(usize::try_from(slot).unwrap_or(usize::MAX));
                 (ClientId { slot, gen: c.gen }, st)
             })
+    }
+}
+
+/// Queries the simulator, the tests and the model checks make and gcaps.ko does not: where the
+/// module includes this file they are dead code, allowed here and nowhere wider.
+#[allow(dead_code)]
+impl<const W: usize, const C: usize> Policy<W, C> {
+    /// The eligible set: the TSGs that belong on the runlist now.
+    pub fn eligible(&self) -> &TsgSet<W> {
+        &self.eligible
+    }
+
+    /// Whether `tsgid` belongs on the runlist now (`false` for unknown ids).
+    pub fn is_eligible(&self, tsgid: u32) -> bool {
+        self.eligible.contains(tsgid)
+    }
+
+    /// Change generation: incremented (wrapping) by every event that reports
+    /// `changed`. A caller that records the generation of the last runlist it got onto
+    /// the hardware can detect a missed or failed submit by comparing it with this.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The first registered client (in slot order) with this key, if any (O(clients)).
+    pub fn client_by_key(&self, key: ProcessKey) -> Option<ClientId> {
+        self.clients
+            .iter()
+            .zip(0u32..)
+            .find(|(c, _)| c.registered && c.key == key)
+            .map(|(c, slot)| ClientId { slot, gen: c.gen })
     }
 
     /// Iterates over the clients with a pending segment, in slot order.
