@@ -16,6 +16,17 @@ pub(crate) fn ceil_div(a: Time, b: Time) -> Time {
     }
 }
 
+/// State of a task during one analysis pass, for every analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum St {
+    /// Not analysed yet: the analyses use `D` in its place (Sec. 6.4), flagged as assumed.
+    Pending,
+    /// Bounded.
+    Ok(Time),
+    /// No bound within the deadline.
+    Failed,
+}
+
 /// Per-task quantities, computed once per taskset ([`tasks`]).
 #[derive(Debug, Clone)]
 pub(crate) struct PerTask {

@@ -1,6 +1,6 @@
-//! Partitioned FMLP+ with the GPU as one global resource (spec. §3,
-//! `docs/analysis.md` "FMLP+"). Waiters suspend in one FIFO queue; the
-//! holder is priority-boosted on its core.
+//! Partitioned FMLP+ with the GPU as one global resource (Brandenburg, ECRTS 2014;
+//! `docs/analysis.md` "Lock-based baselines" states the equations and departures B1..B9).
+//! Waiters suspend in one FIFO queue; the holder is priority-boosted on its core.
 //!
 //! `R_i = C_i + cs_i + Σ_{h∈hpp(i)} ceil((t + R_h − e_h)/T_h)·e_h`
 //! `      + Σ_{x remote} min(η_i, n_x(t))·L_x`

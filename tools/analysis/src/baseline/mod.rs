@@ -21,7 +21,7 @@ mod mpcp;
 
 use crate::model::{Taskset, Time};
 pub(crate) use crate::per_task::ceil_div;
-use crate::per_task::{self, PerTask};
+use crate::per_task::{self, PerTask, St};
 
 /// The locking protocol of a synchronization-based baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -88,17 +88,6 @@ impl Ctx {
             th.c.saturating_add(th.misc_total)
         }
     }
-}
-
-/// State of a task during a pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum St {
-    /// Not analysed yet.
-    Pending,
-    /// Bounded.
-    Ok(Time),
-    /// No bound within the deadline.
-    Failed,
 }
 
 /// Response times of the other tasks as seen while bounding task `i`.

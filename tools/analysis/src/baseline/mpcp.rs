@@ -1,5 +1,6 @@
-//! MPCP with the GPU as one global resource (spec. §2, `docs/analysis.md`
-//! "MPCP"). A critical section runs at a priority above every normal
+//! MPCP with the GPU as one global resource (Rajkumar, ICDCS 1990, in the GPU-segment
+//! form of Patel et al., RTAS 2018; `docs/analysis.md` "Lock-based baselines" states the
+//! equations and departures B1..B9). A critical section runs at a priority above every normal
 //! priority on its core; waiters suspend in a queue ordered by their normal
 //! CPU priorities.
 //!

@@ -5,16 +5,7 @@ use super::ceil_div;
 use super::context::Ctx;
 use crate::model::Time;
 
-/// State of a task during one analysis pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum St {
-    /// Not analysed yet: other tasks use `D` in its place (Sec. 6.4).
-    Pending,
-    /// Bounded.
-    Ok(Time),
-    /// No bound within the deadline.
-    Failed,
-}
+pub(crate) use crate::per_task::St;
 
 /// How response times of interfering tasks are obtained.
 pub(crate) struct View<'a> {
