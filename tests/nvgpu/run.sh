@@ -406,8 +406,8 @@ run_contract() {
 	sum=$(sed -n -E 's/^contract: ([0-9]+ passed, [0-9]+ failed, [0-9]+ skipped)$/\1/p' \
 		"$2/run-contract.log" | tail -n 1)
 	[[ -n "$sum" ]] || die "$3: the contract suite printed no summary (log: $2/run-contract.log)"
-	echo "$me: $3 contract suite$4: $sum (tests/contract on nvgpu, gcaps's real core hosted" \
-		"in the process through patch 0004's adapter; run $r_secs s)"
+	echo "$me: $3 contract suite$4: $sum (tests/contract on nvgpu, gcaps.ko's backend.c and core" \
+		"hosted in the process through patch 0004's adapter; run $r_secs s)"
 	check_run "$3 contract suite$4" "$2/run-contract.log"
 }
 
