@@ -220,13 +220,17 @@ void simgpu_unbind(void)
 	calls = sg.calls;
 	/* While gcaps is live and pinned it cannot detach us; if it is going, it will. */
 	pinned = be && symbol_get(gcaps_backend_register);
+	if (pinned) {
+		/*
+		 * Forgotten before the unregister: no call of ours carries the handle once gcaps
+		 * has let it go (a resubmit meanwhile builds the stock runlist).
+		 */
+		sg.be = NULL;
+		sg.calls = NULL;
+	}
 	rt_mutex_unlock(&sg.rl_lock);
 	if (pinned) {
 		calls->unregister(be);
-		rt_mutex_lock(&sg.rl_lock);
-		sg.be = NULL;
-		sg.calls = NULL;
-		rt_mutex_unlock(&sg.rl_lock);
 		symbol_put(gcaps_backend_register);
 		pr_info("unregistered from gcaps\n");
 	} else if (be) {
