@@ -41,6 +41,13 @@
 #define STR(x) STR_(x)
 
 static const char *volatile phase = "start";
+/*
+ * `mu` orders the sampler's samples against the cases: the sampler takes a sample, classifies
+ * it and counts it with `mu` held and `in_call` set, and the caller resets the counters and
+ * flips `in_call` only with `mu` held, so no sample of one case lands in the next case's
+ * counters however long either thread is descheduled (a VM's vCPU can be, for any time).
+ */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static volatile int in_call, caller_tid, stop;
 static volatile int inside, off_own, at_ceiling;
 /*
@@ -75,24 +82,25 @@ static void *sampler(void *arg)
 		printf("FAIL: sampler FIFO 90: %s\n", strerror(errno)), exit(1);
 	while (!stop) {
 		struct sched_param cp;
-		int pol, pr, was_in;
+		int pol, pr;
 
+		pthread_mutex_lock(&mu);
 		if (!in_call) {
+			pthread_mutex_unlock(&mu);
 			usleep(200);
 			continue;
 		}
-		was_in = in_call;
 		pol = sched_getscheduler(caller_tid);
 		pr = sched_getparam(caller_tid, &cp) ? -1 : cp.sched_priority;
-		if (!was_in || !in_call)
-			continue;	/* not certainly inside the call */
 		/*
 		 * Policy and priority are two reads: a raise or restore between them (each changes
 		 * the policy for the RR callers) would pair one state's policy with the other's
 		 * priority. Such a sample is dropped (the second policy read differs).
 		 */
-		if (sched_getscheduler(caller_tid) != pol)
+		if (sched_getscheduler(caller_tid) != pol) {
+			pthread_mutex_unlock(&mu);
 			continue;
+		}
 		inside++;
 		if (pol != want_policy || pr != want_prio)
 			off_own++;
@@ -110,6 +118,7 @@ static void *sampler(void *arg)
 		} else {
 			neither++;
 		}
+		pthread_mutex_unlock(&mu);
 		usleep(500);
 	}
 	return NULL;
@@ -137,6 +146,8 @@ static void one(int fd, int policy, int prio, int raised)
 	phase = name;
 	if (sched_setscheduler(0, policy, &sp))
 		printf("FAIL: %s %d: %s\n", name, prio, strerror(errno)), exit(1);
+	sh("simgpuctl stall " STR(STALL_MS));
+	pthread_mutex_lock(&mu);
 	want_policy = policy;
 	want_prio = prio;
 	/* the caller's segment runs after the begin: boosted if below the boost */
@@ -144,12 +155,14 @@ static void one(int fd, int policy, int prio, int raised)
 	after_prio = raised ? BOOST : prio;
 	inside = off_own = at_ceiling = back_at_ceiling = neither = after_run = 0;
 	run_first = run_last = 0;
-	sh("simgpuctl stall " STR(STALL_MS));
-	t0 = now();
 	in_call = 1;
+	pthread_mutex_unlock(&mu);
+	t0 = now();
 	st = begin(fd);
-	in_call = 0;
 	took = now() - t0;
+	pthread_mutex_lock(&mu);
+	in_call = 0;
+	pthread_mutex_unlock(&mu);
 	CHECK(st == GCAPS_STATE_RUNNING, "%s %d: begin %d", name, prio, st);
 	CHECK(took >= STALL_MS / 2e3, "%s %d: the begin took %.1f ms: the stalled submit did not "
 	      "keep it inside (precondition)", name, prio, took * 1e3);
