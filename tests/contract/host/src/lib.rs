@@ -73,39 +73,41 @@ use gcaps_core::{
     MAX_TSGS, TSG_WORDS,
 };
 
-/// The backend contract as bindgen reads it from `module/include/gcaps_backend.h` (through
-/// `include/gcaps_backend_user.h`), with bindgen's layout tests.
-#[allow(
-    non_camel_case_types,
-    non_upper_case_globals,
-    non_snake_case,
-    dead_code,
-    missing_docs,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    clippy::indexing_slicing
-)]
-pub mod backend {
-    include!(concat!(env!("OUT_DIR"), "/backend.rs"));
+/// A module of bindgen's output `$file` (in `OUT_DIR`), with the lints generated code does not
+/// follow allowed, once for every such module.
+macro_rules! bindgen_module {
+    ($(#[$doc:meta])* $name:ident = $file:literal $(; $use:item)*) => {
+        $(#[$doc])*
+        #[allow(
+            non_camel_case_types,
+            non_upper_case_globals,
+            non_snake_case,
+            dead_code,
+            missing_docs,
+            clippy::all,
+            clippy::undocumented_unsafe_blocks,
+            clippy::indexing_slicing
+        )]
+        pub mod $name {
+            $($use)*
+            include!(concat!(env!("OUT_DIR"), "/", $file));
+        }
+    };
 }
 
-/// gcaps.ko's C interface as bindgen reads it from `module/gcaps/gcaps_glue.h` and
-/// `module/gcaps/backend.h` (through `shim/glue_user.h`): the functions of backend.c this host
-/// calls, the callbacks it implements (`gcaps_rust_*`, checked against these declarations
-/// below) and the shim's.
-#[allow(
-    non_camel_case_types,
-    non_upper_case_globals,
-    non_snake_case,
-    dead_code,
-    missing_docs,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    clippy::indexing_slicing
-)]
-pub mod glue {
+bindgen_module! {
+    /// The backend contract as bindgen reads it from `module/include/gcaps_backend.h` (through
+    /// `include/gcaps_backend_user.h`), with bindgen's layout tests.
+    backend = "backend.rs"
+}
+
+bindgen_module! {
+    /// gcaps.ko's C interface as bindgen reads it from `module/gcaps/gcaps_glue.h` and
+    /// `module/gcaps/backend.h` (through `shim/glue_user.h`): the functions of backend.c this
+    /// host calls, the callbacks it implements (`gcaps_rust_*`, checked against these
+    /// declarations below) and the shim's.
+    glue = "glue.rs";
     use super::backend::gcaps_be_eligible;
-    include!(concat!(env!("OUT_DIR"), "/glue.rs"));
 }
 
 use backend::{gcaps_be_eligible, GCAPS_BE_MAX_TSGS};
