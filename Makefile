@@ -6,7 +6,7 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: help analyze test nvgpu-test nvgpu-linux-glue kernel kernel-debug kernel-rt kernel-510 kernel-510-arm64 kernel-arm64-rust vm-test vm-test-arm64-rust vm-selftest fuzz-fresh bench install uninstall modules dkms-source dkms-install
+.PHONY: help analyze test nvgpu-test nvgpu-linux-glue nvgpu-oot-test kernel kernel-debug kernel-rt kernel-510 kernel-510-arm64 kernel-arm64-rust vm-test vm-test-arm64-rust vm-selftest fuzz-fresh bench install uninstall modules dkms-source dkms-install
 
 # `make modules`: the kernel tree to build gcaps.ko against, and its arch (docs/jetson.md).
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -26,6 +26,9 @@ nvgpu-test: ## Build nvgpu's host unit framework (R35.6, R36.4; NVGPU_SRC) stock
 
 nvgpu-linux-glue: nvgpu-test ## Compile the series' os/linux glue against the 5.10 arm64 test kernel (make kernel-510-arm64) with nvgpu's headers
 	tests/nvgpu/linux-glue.sh
+
+nvgpu-oot-test: ## Build NVIDIA's R36 nvgpu.ko out of tree for arm64 (stock and with the series; NVGPU_OOT_SRC) and load it beside gcaps.ko in the arm64 6.12 VM
+	tests/nvgpu-oot/run.sh
 
 kernel: ## Build the fast test kernel (Linux 6.12 + Rust, gcc) into ~/.cache/gcaps/kernel/
 	tests/vm/build-kernel.sh fast

@@ -48,7 +48,8 @@ KMAKEVARS=(RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdo
 # Kernel variants: config fragments (tests/vm/kernel/*.config, merged in order on top of
 # tinyconfig) and toolchain. RUST + KASAN needs clang, so the debug kernel is built with LLVM=-14.
 # fast, debug, rt: Linux 6.12 + Rust, x86_64; debug also arm64 (VM_ARCH=arm64: base-arm64.config
-# instead of base.config, the same debug fragments, clang-14; Rust on arm64 since 6.9).
+# and nvgpu-oot-arm64.config, what NVIDIA's R36 drivers need (tests/nvgpu-oot), instead of
+# base.config, the same debug fragments, clang-14; Rust on arm64 since 6.9).
 # debug510: Linux 5.10, GCC, no Rust, x86_64 or arm64 (VM_ARCH): PREEMPT, lockdep, KASAN,
 # detectors (the *510*.config fragments: 5.10's options).
 VARIANTS="fast|debug|rt|debug510"
@@ -56,7 +57,7 @@ variant_fragments() {
   case "$1" in
     fast)  echo "base.config fast.config" ;;
     debug) if [ "$VM_ARCH" = arm64 ]; then
-             echo "base-arm64.config lockdep.config kasan.config preempt.config detectors.config debug.config"
+             echo "base-arm64.config nvgpu-oot-arm64.config lockdep.config kasan.config preempt.config detectors.config debug.config"
            else
              echo "base.config lockdep.config kasan.config preempt.config detectors.config debug.config"
            fi ;;
