@@ -122,7 +122,7 @@ for c in $cases; do
              "Kernel panic - not syncing: vmfixture: deliberate panic" "FAIL  kernel-health" \
              "no VMTEST-DONE on the results channel" "vm-test: 0 passed, 3 failed" ;;
     vmhang) VM_KMEMLEAK=0 VM_TESTS="$st/st-forge.sh $st/st-vmhang.sh" VM_TEST_TIMEOUT=3600 \
-             VM_TIMEOUT=${SELFTEST_VM_TIMEOUT:-75} \
+             VM_TIMEOUT=${SELFTEST_VM_TIMEOUT:-150} \
              check vmhang 1 "PASS  st-forge" "FAIL  st-vmhang (did not finish" "qemu: timeout after" \
              "---- console tail ----" "| st-vmhang: hanging on purpose" "FAIL  kernel-health" \
              "no VMTEST-DONE on the results channel" "vm-test: 1 passed, 2 failed" ;;
