@@ -91,17 +91,16 @@ gpuclient --prio 40 --cpu 1 --work 10 --wait-go --go $p2 --tag P1 --report >p1.o
 waitline p1.out CLIENT
 gpuclient --prio 50 --cpu 0 --work 1000 --go $p1 --tag K2 --report >k2.out & k2=$!
 waitline p2.out STARTED
-if ! gpuclient --kill $p1 >kill2.out; then
+killed=1; gpuclient --kill $p1 >kill2.out || killed=0
+wait $k2 && wait $p2 || fail "a client failed"; wait $p1 2>/dev/null || true
+cat k2.out p1.out p2.out kill2.out
+if [ $killed = 0 ]; then
   # P1 ended before the kill. Only the precondition missed if it pended at begin and its
   # segment ran after K2's (the chain woke after K2's 1 s); anything else is a failure.
-  wait $k2 && wait $p2 || fail "a client failed"; wait $p1 2>/dev/null || true
-  cat k2.out p1.out p2.out
   [ "$(field p1.out STARTED state)" = 2 ] && [ -n "$(f p1.out gpu_start)" ] &&
     [ "$(f p1.out gpu_start)" -ge "$(f k2.out gpu_end)" ] && return 2
   fail "P1 gone before the kill: it did not pend behind K2"
 fi
-wait $k2 && wait $p2 || fail "a client failed"; wait $p1 2>/dev/null || true
-cat k2.out p1.out p2.out kill2.out
 # precondition: P1 was killed inside K2's segment (the chain woke within K2's 1 s)
 [ "$(field kill2.out KILL at)" -lt "$(f k2.out gpu_end)" ] || return 2
 [ "$(field p1.out STARTED state)" = 2 ] && [ "$(f p2.out state)" = 2 ] || fail "P1 and P2 not pending at begin"
