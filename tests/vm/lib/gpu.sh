@@ -26,10 +26,12 @@ updmax() { awk '/^SEG / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1
 covered() { awk 'function kv(  i, p) { for (i = 1; i <= NF; i++) { split($i, p, "="); v[p[1]] = p[2] } }
   FNR == 1 { f++ }
   f == 1 { if (/^SEG /) { kv(); n++; a[n] = v["gpu_submit"] + 0; b[n] = v["gpu_end"] + 0 }; next }
-  /^ITEM / { kv(); for (j = 1; j <= n; j++) { k = f ":" j; if (!(k in c)) c[k] = a[j]
+  /^ITEM / { kv(); m++; is[m] = v["submit"] + 0; ie[m] = v["gpu_end"] + 0; il[m] = $0
+             for (j = 1; j <= n; j++) { k = f ":" j; if (!(k in c)) c[k] = a[j]
              if (v["submit"] + 0 <= c[k] && v["gpu_end"] + 0 > c[k]) c[k] = v["gpu_end"] + 0 } }
   END { for (j = 1; j <= n; j++) { ok = 0; for (g = 2; g <= f; g++) if (c[g ":" j] >= b[j]) ok = 1
-          if (!ok) { print "no hog had work queued throughout the segment " a[j] ".." b[j]; bad = 1 } }
+          if (!ok) { print "no hog had work queued throughout the segment " a[j] ".." b[j]; bad = 1
+                     for (i = 1; i <= m; i++) if (ie[i] > a[j] - 30000000 && is[i] < b[j] + 30000000) print "  near it: " il[i] } }
         exit bad }' "$@"; }
 # waitpast <hog file> <SEG file>: wait (15 s at most) until the hog reported an item that ended
 # after the last gpu_end of the SEG file (so its ITEM lines cover the segments, see covered)

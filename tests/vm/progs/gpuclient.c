@@ -5,8 +5,8 @@
  *   gpuclient [--prio P] [--gpu-prio G] [--cpu N] [--no-gcaps] [--busy|--suspend]
  *             [--work MS] [--split N] [--segments K] [--gap-ms MS] [--delay-ms MS]
  *             [--start-at NS] [--timeslice US] [--hold-ms MS] [--tag NAME] [--report] [--hog]
- *             [--depth N]
- *             [--wait-go] [--go PID] [--end-on-go]
+ *             [--depth N] [--full-fifo FIFO]
+ *             [--wait-go] [--go PID] [--end-on-go] [--begin-after FIFO]
  *   gpuclient --bench N [--prio P]   N begin+end round trips without GPU work, and N getppid()
  *                            calls: "BENCH syscall_ns= roundtrip_ns= (means) roundtrip_max_ns="
  *   gpuclient --now          print CLOCK_MONOTONIC in ns
@@ -23,6 +23,14 @@
  * flight, default 2, at most 32, so the TSG always has work unless the hog gets no CPU while
  * depth - 1 items run), one ITEM line per finished item with --report.
  *
+ * Segments that need the hogs' queues full when they begin (a precondition decided by events,
+ * not by the CPU share a hog gets): a hog with --full-fifo FIFO writes one byte to FIFO (a
+ * named pipe; never blocks, a full pipe drops it) each time all its --depth items are queued
+ * and none has finished (the engine's record, not the hog's view: it polls the oldest). A client with --begin-after FIFO, before
+ * each segment's begin, discards the bytes already in FIFO and waits for a new one (30 s at
+ * most, else it fails): some hog writing to FIFO had --depth items queued after the previous
+ * segment ended, the instant before this one begins.
+ *
  * Synchronisation on events instead of start times (a "go" is SIGUSR1; the two waiting options
  * block it from the start, so a go that comes early is kept; signals do not queue: one go per
  * wait; a client without them dies of a go):
@@ -38,7 +46,7 @@
  *   queued/started on the GPU, gpu_end: the last piece's GPU end; done: when the wait returned; end_call/ended: around SEG_END)
  * and a first line "CLIENT tag= pid= tsg= prio= gcaps=0|1". Always (not with --bench), once:
  * when the first segment has begun and its first work item is queued (after the begin and
- * --hold-ms if it has no GPU work; a hog: when its first item is queued) a line
+ * --hold-ms if it has no GPU work; a hog: when all its --depth items are queued) a line
  * "STARTED tag= pid= tsg= begun= state= submit=" (begun, state: of the begin, 0 without gcaps;
  * submit: GPU-side time the item was queued, 0 if none).
  * ITEM lines (--hog --report): "ITEM tag= pid= tsg= seq= submit= gpu_start= gpu_end= preempt=".
@@ -46,6 +54,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -143,6 +152,76 @@ static void started(const char *tag, uint32_t tsg, uint64_t begun, unsigned int 
 		die("kill(--go PID, SIGUSR1)");
 }
 
+/* --full-fifo, --begin-after: FIFO opened read-write, so it always has a reader and a writer. */
+static int open_fifo(const char *opt, const char *path)
+{
+	int fd;
+
+	if (!path)
+		usage("option needs a FIFO");
+	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "gpuclient[%d]: %s: open '%s': %s\n", getpid(), opt, path,
+			strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+/* A hog with --full-fifo: all its items are in flight. */
+static void tell_full(int fifo)
+{
+	char b = 'F';
+
+	if (fifo >= 0 && write(fifo, &b, 1) < 0 && errno != EAGAIN)
+		die("write(--full-fifo)");
+}
+
+/* --begin-after: discard what is in the FIFO, then wait for a new byte (a hog full now). */
+static void wait_full(int fifo)
+{
+	struct pollfd p = { .fd = fifo, .events = POLLIN };
+	char buf[256];
+	ssize_t n;
+	int r;
+
+	while ((n = read(fifo, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0 && errno != EAGAIN)
+		die("read(--begin-after)");
+	for (;;) {
+		r = poll(&p, 1, 30000);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			die("poll(--begin-after)");
+		if (r == 0) {
+			fprintf(stderr, "gpuclient[%d]: --begin-after: no hog reported a full queue in 30 s\n",
+				getpid());
+			exit(1);
+		}
+		n = read(fifo, buf, 1);
+		if (n == 1)
+			return;
+		if (n < 0 && errno != EAGAIN)
+			die("read(--begin-after)");
+	}
+}
+
+/* Collect item @seqno if it has finished: 1, else 0. */
+static int poll_item(uint64_t seqno, struct simgpu_completion *c)
+{
+	struct simgpu_wait w = { .size = sizeof(w), .flags = SIMGPU_WAIT_POLL, .seqno = seqno };
+
+	if (ioctl(gpu, SIMGPU_IOC_WAIT, &w)) {
+		if (errno != EAGAIN)
+			die("SIMGPU_IOC_WAIT (poll)");
+		return 0;
+	}
+	*c = w.done;
+	return 1;
+}
+
 static void wait_item(uint64_t seqno, struct simgpu_completion *c)
 {
 	struct simgpu_wait w = { .size = sizeof(w), .seqno = seqno };
@@ -166,7 +245,7 @@ int main(int argc, char **argv)
 {
 	int prio = 0, gpu_prio = 0, cpu = -1, use_gcaps = 1, split = 1, segments = 1, report = 0;
 	int hog = 0, depth = 2, gcaps = -1, bench = 0, use_gpu = 1, wait_go_start = 0, end_on_go = 0;
-	int k, i;
+	int k, i, full_fifo = -1, begin_fifo = -1;
 	pid_t go_pid = 0;
 	double work_ms = 10, gap_ms = 0, delay_ms = 0, hold_ms = 0;
 	unsigned int timeslice = 0;
@@ -252,6 +331,10 @@ int main(int argc, char **argv)
 			wait_go_start = 1;
 		} else if (!strcmp(o, "--end-on-go")) {
 			end_on_go = 1;
+		} else if (!strcmp(o, "--full-fifo")) {
+			full_fifo = open_fifo(o, v); i++;
+		} else if (!strcmp(o, "--begin-after")) {
+			begin_fifo = open_fifo(o, v); i++;
 		} else if (!strcmp(o, "--go")) {
 			go_pid = (pid_t)num_arg(o, v); i++;
 		} else {
@@ -261,6 +344,8 @@ int main(int argc, char **argv)
 	}
 	if (split < 1 || segments < 0 || (hog && work_ms <= 0) || depth < 1 || depth > 32)
 		usage("--split must be >= 1, a hog's --work > 0 and --depth 1..32");
+	if ((full_fifo >= 0 && !hog) || (begin_fifo >= 0 && hog))
+		usage("--full-fifo is for a hog, --begin-after for a client with segments");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sigemptyset(&go_set);
 	sigaddset(&go_set, SIGUSR1);
@@ -342,11 +427,18 @@ int main(int argc, char **argv)
 		struct simgpu_completion c;
 
 		q[0] = submit(item, &sub);
-		started(tag, info.tsgid, 0, 0, sub, go_pid);
 		for (k = 1; k < depth; k++)
 			q[k] = submit(item, NULL);
+		started(tag, info.tsgid, 0, 0, sub, go_pid);
 		for (k = 0;; k = (k + 1) % depth) {	/* q[k]: the oldest item in flight */
-			wait_item(q[k], &c);
+			/*
+			 * Items finish in order: q[k] unfinished means all depth items are, so
+			 * the queue is full (finished but uncollected items are not queued work).
+			 */
+			if (!poll_item(q[k], &c)) {
+				tell_full(full_fifo);
+				wait_item(q[k], &c);
+			}
 			if (report)
 				printf("ITEM tag=%s pid=%d tsg=%u seq=%llu submit=%llu gpu_start=%llu gpu_end=%llu preempt=%u\n",
 				       tag, getpid(), info.tsgid, (unsigned long long)c.seqno,
@@ -364,6 +456,8 @@ int main(int argc, char **argv)
 		struct simgpu_completion c;
 		unsigned int preempt = 0;
 
+		if (begin_fifo >= 0)
+			wait_full(begin_fifo);
 		t_begin = now_ns();
 		if (gcaps >= 0 && ioctl(gcaps, GCAPS_IOC_SEG_BEGIN, &b))
 			die("GCAPS_IOC_SEG_BEGIN");

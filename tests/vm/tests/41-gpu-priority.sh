@@ -3,8 +3,9 @@
 # best-effort GPU hogs finishes within its work + 2 update delays + theta (+ tolerance), and
 # without gcaps shows the round-robin inflation; processes that never open /dev/gcaps are served
 # only while no real-time segment is open. Every check is meaningful only if the hogs had work
-# while the segments ran; that is checked on the hogs' work items (covered), and the task runs
-# again only if they show it did not hold (hogs starved of CPU in a loaded VM).
+# while the segments ran: each segment begins only once a hog reported its queue full (32 items)
+# after the previous segment (--full-fifo/--begin-after), and the hogs' work items show it held
+# (covered); the task runs again only if they show it did not.
 # vmtest-timeout=200
 # vmtest-needs=gpu-lib
 . /vmtest/gpu.sh   # set -eu, fail, field, f, stat, waitline, now, us, loaded, updmax, covered, waitpast, retry, gpu_load
@@ -14,8 +15,9 @@ work_ms=20
 
 gpu_load theta_us=$((theta_ns / 1000))
 
+mkfifo full.fifo
 for i in 1 2 3; do
-  gpuclient --no-gcaps --hog --work 5 --depth 32 --tag H$i --report >h$i.out &
+  gpuclient --no-gcaps --hog --work 10 --depth 32 --full-fifo full.fifo --tag H$i --report >h$i.out &
   eval h$i=$!
 done
 for i in 1 2 3; do waitline h$i.out ITEM; done
@@ -23,8 +25,8 @@ for i in 1 2 3; do waitline h$i.out ITEM; done
 # The real-time task: 4 segments through gcaps, then 2 without (stock round robin). Precondition:
 # some hog had work queued throughout every segment.
 run() {
-  gpuclient --prio 50 --cpu 0 --work $work_ms --segments 4 --gap-ms 40 --tag RT --report >rt.out || fail "RT failed"
-  gpuclient --prio 50 --cpu 0 --work $work_ms --segments 2 --gap-ms 40 --tag RR --no-gcaps --report >rr.out || fail "RR failed"
+  gpuclient --prio 50 --cpu 0 --work $work_ms --segments 4 --gap-ms 40 --begin-after full.fifo --tag RT --report >rt.out || fail "RT failed"
+  gpuclient --prio 50 --cpu 0 --work $work_ms --segments 2 --gap-ms 40 --begin-after full.fifo --tag RR --no-gcaps --report >rr.out || fail "RR failed"
   cat rt.out rr.out
   for h in h1 h2 h3; do waitpast $h.out rr.out; done
   covered rt.out h1.out h2.out h3.out && covered rr.out h1.out h2.out h3.out || return 2

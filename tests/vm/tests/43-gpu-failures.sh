@@ -68,17 +68,18 @@ retry d2
 # Defect 3: the driver changes the runlist underneath (random rebuilds every ~2 ms, TSGs of
 # other processes opened and closed) while real-time segments come and go: no needed update is
 # skipped (each segment runs alone: from its submit, its work, plus theta unless its context
-# was still loaded, exactly) and nothing sticks. The hog has work queued before the segments
-# begin; short-lived clients (C) open and close TSGs one after another until the real-time
-# task is done. Preconditions (record): the hog had work queued throughout every segment, and
+# was still loaded, exactly) and nothing sticks. Each segment begins only once the hog reported
+# its queue full (32 items) after the previous one (--full-fifo/--begin-after); short-lived
+# clients (C) open and close TSGs one after another until the real-time task is done.
+# Preconditions (record): the hog had work queued throughout every segment, and
 # two C clients ran their work within the real-time run (so a C TSG closed and one opened in it).
 d3() {
-rm -f n.out
-gpuclient --no-gcaps --hog --work 10 --depth 32 --tag N --report >n.out & n=$!
+rm -f n.out full.fifo; mkfifo full.fifo
+gpuclient --no-gcaps --hog --work 10 --depth 32 --full-fifo full.fifo --tag N --report >n.out & n=$!
 waitline n.out STARTED
 rm -f rt.done; : >c.out
 ( while [ ! -e rt.done ]; do gpuclient --no-gcaps --work 1 --tag C --report >>c.out; done ) & churn=$!
-gpuclient --prio 50 --cpu 0 --work 10 --segments 20 --gap-ms 40 --tag RT --report >rt.out || fail "RT failed"
+gpuclient --prio 50 --cpu 0 --work 10 --segments 20 --gap-ms 40 --begin-after full.fifo --tag RT --report >rt.out || fail "RT failed"
 touch rt.done
 wait $churn || fail "a short-lived client failed"
 waitpast n.out rt.out

@@ -26,14 +26,16 @@ low=$!
 waitfor "low never showed up running" running $low
 gcapsctl run --priority 50 --gpu-priority 60 --cpu 1 -- gpu_segment_rs 8000 >high.txt &
 high=$!
-# Once high's segment is open, take both snapshots while it runs (its 8 s of GPU work leave
-# room for two gcapsctl runs on a loaded TCG VM).
+# Once high's segment is open, the emulated GPU is held (it runs nothing, so high's 8 s of work
+# cannot finish) while both snapshots are taken, however slow the VM; then released.
 waitfor "high never showed up running" running $high
+simgpuctl hold >hold.out
 gcapsctl status >table.txt
 gcapsctl status --format json >status.json
-# high prints its line after its segment ended: if it already has, the snapshots may be late
-[ ! -s high.txt ] || fail "high's segment ended before both snapshots were taken (VM too slow?)"
+simgpuctl release >>hold.out
 wait $high; wait $low
+cat hold.out
+hold=$(field hold.out "CALL cmd=hold" call)
 cat table.txt status.json low.txt high.txt
 
 # table: PID COMMAND CLASS PRIO GPU STATE TSGS
@@ -71,6 +73,7 @@ tr -d ' \n' <status.json | grep -q "\"eligible_tsgs\":\[$hightsg\]" || fail "jso
 val() { sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$1"; }
 [ "$(val high.txt start)" -gt "$(val low.txt start)" ] || fail "high started before low"
 [ "$(val high.txt end)" -lt "$(val low.txt end)" ] || fail "high did not finish first"
+[ "$(val high.txt end)" -gt "$hold" ] || fail "high's work ended before the GPU was held: the snapshots may be late"
 [ "$(val low.txt preemptions)" -ge 1 ] || fail "low was not preempted"
 
 rmmod gcaps_simgpu
