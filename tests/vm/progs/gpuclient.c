@@ -26,10 +26,10 @@
  * Segments that need the hogs' queues full when they begin (a precondition decided by events,
  * not by the CPU share a hog gets): a hog with --full-fifo FIFO writes one byte to FIFO (a
  * named pipe; never blocks, a full pipe drops it) each time all its --depth items are queued
- * and none has finished (the engine's record, not the hog's view: it polls the oldest). A client with --begin-after FIFO, before
- * each segment's begin, discards the bytes already in FIFO and waits for a new one (30 s at
- * most, else it fails): some hog writing to FIFO had --depth items queued after the previous
- * segment ended, the instant before this one begins.
+ * and none has finished (the engine's record, not the hog's view: it polls the oldest). A
+ * client with --begin-after FIFO, before each segment's begin, discards the bytes already in
+ * FIFO and waits for a new one (30 s at most, else it fails): some hog writing to FIFO had
+ * --depth items queued after the previous segment ended, the instant before this one begins.
  *
  * Synchronisation on events instead of start times (a "go" is SIGUSR1; the two waiting options
  * block it from the start, so a go that comes early is kept; signals do not queue: one go per
@@ -168,7 +168,7 @@ static int open_fifo(const char *opt, const char *path)
 	return fd;
 }
 
-/* A hog with --full-fifo: all its items are in flight. */
+/* A hog with --full-fifo: all its items are queued and unfinished. */
 static void tell_full(int fifo)
 {
 	char b = 'F';
@@ -227,16 +227,13 @@ static void wait_item(uint64_t seqno, struct simgpu_completion *c)
 	struct simgpu_wait w = { .size = sizeof(w), .seqno = seqno };
 
 	if (busy) {
-		w.flags = SIMGPU_WAIT_POLL;
-		while (ioctl(gpu, SIMGPU_IOC_WAIT, &w)) {
-			if (errno != EAGAIN)
-				die("SIMGPU_IOC_WAIT (poll)");
-		}
-	} else {
-		while (ioctl(gpu, SIMGPU_IOC_WAIT, &w)) {
-			if (errno != EINTR)
-				die("SIMGPU_IOC_WAIT");
-		}
+		while (!poll_item(seqno, c))
+			;
+		return;
+	}
+	while (ioctl(gpu, SIMGPU_IOC_WAIT, &w)) {
+		if (errno != EINTR)
+			die("SIMGPU_IOC_WAIT");
 	}
 	*c = w.done;
 }
