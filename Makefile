@@ -6,7 +6,7 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: help analyze test nvgpu-test nvgpu-linux-glue nvgpu-oot-test kernel kernel-debug kernel-rt kernel-510 kernel-510-arm64 kernel-arm64-rust vm-test vm-test-arm64-rust vm-selftest fuzz-fresh bench install uninstall modules dkms-source dkms-install
+.PHONY: help analyze test nvgpu-test nvgpu-linux-glue nvgpu-oot-test kernel kernel-debug kernel-rt kernel-510 kernel-510-arm64 kernel-arm64-rust vm-test vm-test-arm64-rust vm-selftest vm-bench fuzz-fresh bench install uninstall modules dkms-source dkms-install
 
 # `make modules`: the kernel tree to build gcaps.ko against, and its arch (docs/jetson.md).
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -53,6 +53,9 @@ vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/te
 
 vm-test-arm64-rust: ## gcaps.ko host A on arm64: the arm64 6.12 Rust kernel, test 41-gpu-priority (or VM_TESTS) under TCG; not in make test
 	VM_ARCH=arm64 VM_KERNEL=debug VM_TESTS="$${VM_TESTS:-tests/vm/tests/41-gpu-priority.sh}" tests/vm/run.sh
+
+vm-bench: ## VM benchmarks that print figures (tests/vm/bench/*; not in make test): the fast kernel unless VM_KERNEL
+	VM_KERNEL=$${VM_KERNEL:-fast} VM_RUN_NAME=vm-bench VM_TESTS="$$(ls tests/vm/bench/*.c tests/vm/bench/*.sh | grep -v /check.sh)" tests/vm/run.sh
 
 vm-selftest: ## Prove the VM harness catches bad tests, forged results and every kernel detector's report
 	tests/vm/selftest.sh

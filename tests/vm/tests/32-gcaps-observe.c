@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gcaps.ko statistics and trace ring match what the test did (issue 11), vmtest-timeout=200:
+ * gcaps.ko statistics and trace ring match what the test did (issue 11), vmtest-timeout=120:
  *  - a scripted scenario (low segment, higher one preempts it, ends, low resumes and ends, a
  *    best-effort segment, every class of rejected call) gives exactly these counters (begins,
  *    ends, preemptions, resumes, rejected per errno, delay samples) and exactly this event
@@ -13,8 +13,7 @@
  *  - with the emulated GPU bound: TSG_NEW/TSG_GONE with the owner, BEGIN/END with SUBMIT,
  *    submits and TSG counts in the statistics; the TSG id in tsgid for a VER1 reader and in
  *    cpu_priority for a VER0 one (event_size 96).
- * Prints (does not assert) begin+end against getppid and an unknown ioctl, with the trace on
- * and off.
+ * The cost of these calls is measured by tests/vm/bench/ioctl-cost.c (make vm-bench).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,8 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <pthread.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -440,87 +437,6 @@ static void test_permissions(void)
 	      "status %#x", st);
 }
 
-/* Mean ns per call of `what` (one of the BENCH_* loops below): the best of 5 rounds. */
-enum { B_GETPPID, B_NOTTY, B_STATUS, B_BEGIN_END };
-
-static double best_of_5(int fd, int what, int n)
-{
-	struct gcaps_status gs = { .size = sizeof(gs) };
-	double best = 1e18;
-
-	for (int r = 0; r < 5; r++) {
-		double t0 = now_ns(), t;
-
-		for (int i = 0; i < n; i++) {
-			switch (what) {
-			case B_GETPPID: syscall(SYS_getppid); break;
-			case B_NOTTY: ioctl(fd, _IO(GCAPS_IOC_MAGIC, 0x3f), NULL); break;
-			case B_STATUS: ioctl(fd, GCAPS_IOC_STATUS, &gs); break;
-			default: seg_begin(fd, 0); seg_end(fd); break;
-			}
-		}
-		t = (now_ns() - t0) / n;
-		best = t < best ? t : best;
-	}
-	return best;
-}
-
-/*
- * Report, don't assert: begin+end with no runlist change against a trivial syscall (getppid)
- * and against the floor of any ioctl on /dev/gcaps (an unknown command), best of 5 rounds.
- */
-/*
- * The higher segment of the pending benchmark, held by another thread of this process (with
- * the holder boost that thread runs at 98; the pending caller is an ordinary FIFO 10 thread,
- * as a pending task of another process would be).
- */
-static volatile int hi_state;
-
-static void *hold_high(void *arg)
-{
-	int hi = *(int *)arg;
-
-	set_fifo(10);
-	hi_state = seg_begin(hi, 90) == 0 ? 1 : -1;
-	while (hi_state == 1)
-		usleep(1000);
-	hi_state = seg_end(hi) == 0 ? 3 : -1;
-	return NULL;
-}
-
-static void bench(const char *label)
-{
-	const int n = 4000;
-	int fd = open_dev(), hi = open_dev();
-	double sys, notty, st, be, pend, rt;
-	pthread_t th;
-
-	sys = best_of_5(fd, B_GETPPID, n);
-	notty = best_of_5(fd, B_NOTTY, n);
-	st = best_of_5(fd, B_STATUS, n);
-	be = best_of_5(fd, B_BEGIN_END, n);
-	set_fifo(10);
-	rt = best_of_5(fd, B_BEGIN_END, n / 4);
-	hi_state = 0;
-	pthread_create(&th, NULL, hold_high, &hi);
-	while (hi_state == 0)
-		usleep(1000);
-	CHECK(hi_state == 1, "bench: high segment");
-	pend = best_of_5(fd, B_BEGIN_END, n / 4);
-	hi_state = 2;
-	pthread_join(th, NULL);
-	CHECK(hi_state == 3, "bench: high segment end");
-	set_fifo(0);
-	close(hi);
-	close(fd);
-	printf("bench (%s): getppid %.0f ns, unknown ioctl %.0f ns, STATUS %.0f ns; begin+end: "
-	       "best-effort %.0f ns (%.1fx getppid, %.1fx two unknown ioctls), SCHED_FIFO pending "
-	       "behind a higher segment %.0f ns (%.1fx, %.1fx), SCHED_FIFO alone (decision changes "
-	       "twice, no backend) %.0f ns (%.1fx, %.1fx)\n",
-	       label, sys, notty, st, be, be / sys, be / (2 * notty), pend, pend / sys,
-	       pend / (2 * notty), rt, rt / sys, rt / (2 * notty));
-}
-
 /* Runs one gpuclient (two submitting segments); its pid, and its TSG's id in *tsg. Waits for
  * the TSG's release, which reaches gcaps through the work item (bounded). */
 static int run_gpuclient(int fd, unsigned int *tsg)
@@ -632,7 +548,6 @@ int main(void)
 	test_scenario();
 	test_overwrite();
 	test_permissions();
-	bench("trace on");
 	sh("insmod /modules/gcaps_simgpu.ko");
 	test_with_gpu();
 	sh("rmmod gcaps_simgpu");
@@ -649,14 +564,6 @@ int main(void)
 		      (unsigned long long)r.next_seq);
 	}
 	close(fd);
-	bench("trace off");
-	sh("rmmod gcaps");
-	/* The holder boost's cost: the same benchmark with boost=0 (and again with it on). */
-	sh("insmod /modules/gcaps.ko boost=0");
-	bench("trace on, boost off");
-	sh("rmmod gcaps");
-	sh("insmod /modules/gcaps.ko");
-	bench("trace on, boost on");
 	sh("rmmod gcaps");
 	CHECK(system("insmod /modules/gcaps.ko trace_size=2000000 2>/dev/null") != 0,
 	      "trace_size above the limit accepted");

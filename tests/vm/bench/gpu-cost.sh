@@ -1,7 +1,8 @@
 #!/bin/sh
-# Benchmark (report, not assert; issue 9): begin+end round trip of /dev/gcaps against a trivial
-# syscall, without a runlist change (best-effort caller; real-time caller alone on the GPU) and
-# with a runlist swap (real-time caller while another process has a TSG). vmtest-timeout=120
+# Benchmark (make vm-bench; reports, and asserts only that the swap case swapped): begin+end
+# round trip of /dev/gcaps against a trivial syscall, without a runlist change (best-effort
+# caller; real-time caller alone on the GPU) and with a runlist swap (real-time caller while
+# another process has a TSG). vmtest-timeout=120
 # vmtest-needs=gpu-lib
 . /vmtest/gpu.sh   # set -eu, fail, field, f, stat, waitline, now, us, loaded, updmax, retry, gpu_load
 n=300
