@@ -4,9 +4,9 @@
 # device checks, the nvgpu patch series' form (nvgpu/series.sh --check), no citation outside
 # the repository (tests/citation-check.sh), nvgpu's host unit build stock and patched (both
 # Jetson lines), the backend contract suite's own check (tests/contract/check.sh), the VM
-# suite on the 6.12 debug kernel (host A) and on the 5.10 debug kernels for x86_64 and arm64
-# (host B), the gcaps tests with host B on 6.12, DKMS builds against 6.12 and 5.10, the
-# harness self-test (every case on 6.12; the detectors on both 5.10 kernels).
+# suite on the 6.12 debug kernel (host A) and on the 5.10 arm64 debug kernel (host B), the gcaps tests with host B on 6.12, DKMS builds against 6.12 and 5.10, the
+# harness self-test (every case on 6.12; the detectors on both 5.10 kernels), the VM
+# benchmarks' build (make vm-bench runs them).
 # Installs what it needs itself (Debian packages, bindgen-cli, rustup targets).
 # Ends with one line summing the test counts of cargo test and the VM tests.
 set -euo pipefail
@@ -91,6 +91,21 @@ trap '[ -z "$lane_pid" ] || kill_tree "$lane_pid"' EXIT
 # Every package first, for both architectures and both kernel lines (the lanes then install
 # nothing at the same time).
 step setup bash -c 'tests/vm/setup.sh && VM_ARCH=arm64 tests/vm/setup.sh debug510'
+# The 5.10 lane (JetPack 5's kernel line; gcaps.ko's C host), beside every other step from here
+# on: the suite on arm64 (the Jetson's architecture: its kernel, its cross-built user space),
+# then the self-test's detectors with the fixture's C host on 5.10 arm64 and x86_64 (their
+# configs and report formats are each kernel's own; the harness-logic cases, the same on every
+# kernel, run on 6.12). The suite runs once on 5.10: on x86_64 it would run the same C host, the
+# same tests and the same kernel version again; x86_64's build of host B against 5.10 is
+# checked by the DKMS step, and the C host runs on x86_64 in vm-test-host-c (6.12).
+lane_510() {
+  lane_step vm-test-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 tests/vm/run.sh || return 1
+  lane_step vm-selftest-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 \
+    SELFTEST_CASES="clean detectors" tests/vm/selftest.sh || return 1
+  lane_step vm-selftest-510 env VM_KERNEL=debug510 SELFTEST_CASES="clean detectors" \
+    tests/vm/selftest.sh
+}
+lane_start lane_510
 step fmt cargo fmt --all -- --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
 step cargo-test cargo test --workspace --locked
@@ -101,19 +116,7 @@ step nvgpu-series-check nvgpu/series.sh --check
 step citation-check tests/citation-check.sh
 step nvgpu-test tests/nvgpu/run.sh
 step contract-check tests/contract/check.sh
-# The 5.10 lane (JetPack 5's kernel line; gcaps.ko's C host), beside the 6.12 steps: the suite
-# on arm64 (the Jetson's architecture: its kernel, its cross-built user space) and on x86_64,
-# and on each the self-test's detectors with the fixture's C host (their configs and report
-# formats are each kernel's own; the harness-logic cases, the same on every kernel, run on 6.12).
-lane_510() {
-  lane_step vm-test-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 tests/vm/run.sh || return 1
-  lane_step vm-selftest-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 \
-    SELFTEST_CASES="clean detectors" tests/vm/selftest.sh || return 1
-  lane_step vm-test-510 env VM_KERNEL=debug510 tests/vm/run.sh || return 1
-  lane_step vm-selftest-510 env VM_KERNEL=debug510 SELFTEST_CASES="clean detectors" \
-    tests/vm/selftest.sh
-}
-lane_start lane_510
+step vm-bench-check tests/vm/bench/check.sh
 step vm-test tests/vm/run.sh
 # Host B on a kernel >= 5.15 (JetPack 6's 5.15 and 7.2's 6.8 take the glue's newer branches
 # with it): the gcaps tests whose path runs through the host, on the 6.12 debug kernel.
@@ -139,7 +142,7 @@ passed=0 failed=0
 while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
   sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/cargo-test.log"
   sed -nE 's/^install-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/install-test.log"
-  for l in vm-test vm-test-510 vm-test-510-arm64 vm-test-host-c; do
+  for l in vm-test vm-test-510-arm64 vm-test-host-c; do
     sed -nE 's/^vm-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/$l.log"
   done
   for l in vm-selftest vm-selftest-510 vm-selftest-510-arm64; do
@@ -149,6 +152,7 @@ while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
   sed -nE 's/^nvgpu-linux-glue: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/nvgpu-linux-glue.log"
   sed -nE 's/^dkms-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/dkms-test.log"
   sed -nE 's/^contract-check: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/contract-check.log"
+  sed -nE 's/^vm-bench-check: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/vm-bench-check.log"
 )
 echo "all: $passed passed, $failed failed"
 [ "$failed" = 0 ]

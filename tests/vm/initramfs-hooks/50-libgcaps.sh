@@ -25,21 +25,27 @@ repo=$REPO_ROOT
 # The VM's C compiler (vm_cc: the host's gcc, or the cross gcc on arm64) builds the C example;
 # on arm64 cargo cross-builds for RUST_TARGET_ARM64 and links with it.
 cc=$(vm_cc)
-# Its cargo builds (release, this arch) keep their target dir in the cache beside the kernels
-# (GCAPS_VM_CARGO_TARGET, default ~/.cache/gcaps/vm-userspace/<hash of the clone's path>), so a
-# later run in a clone at the same path rebuilds only what changed (a fresh clone's files are
-# newer than every artifact, so nothing stale is reused); one directory per path, since cargo
-# names a workspace crate's artifacts by its path relative to the workspace and would otherwise
-# judge one clone's build by another clone's file times. A missing cache only costs the build.
-# Directories of clones not built in for 14 days are removed.
-if [ -z "${GCAPS_VM_CARGO_TARGET:-}" ]; then
-  ucache=$(dirname "$KCACHE")/vm-userspace
-  mkdir -p "$ucache"
-  find "$ucache" -mindepth 1 -maxdepth 1 -type d -mtime +14 -exec rm -rf {} + || true
-  GCAPS_VM_CARGO_TARGET=$ucache/$(realpath "$repo" | sha256sum | cut -c1-12)
-  mkdir -p "$GCAPS_VM_CARGO_TARGET"; touch "$GCAPS_VM_CARGO_TARGET"
-fi
-export CARGO_TARGET_DIR=$GCAPS_VM_CARGO_TARGET
+# Its builds run in a copy of the checkout kept in the cache beside the kernels
+# (~/.cache/gcaps/vm-userspace: src/ and cargo's target/), one build at a time (a lock). The
+# copy is updated by content: a file is written only when its bytes differ from the checkout's,
+# and then gets a new mtime, so cargo (which judges a workspace crate by file times) rebuilds
+# exactly what changed, whatever the clone's path or its files' times. A missing cache only
+# costs the build.
+ucache=$(dirname "$KCACHE")/vm-userspace
+mkdir -p "$ucache/src"
+exec 8>"$ucache/.lock"
+flock 8
+find "$ucache" -mindepth 1 -maxdepth 1 -type d ! -name src ! -name target -exec rm -rf {} +
+# The checkout's files: tracked and untracked, not ignored (so not target/).
+(cd "$repo" && git ls-files -z --cached --others --exclude-standard) | sort -z >"$ucache/files.new"
+while IFS= read -r -d '' f; do
+  [ -f "$repo/$f" ] || continue   # deleted in the work tree, still in the index
+  cmp -s "$repo/$f" "$ucache/src/$f" || install -D -m "$(stat -c %a "$repo/$f")" "$repo/$f" "$ucache/src/$f"
+done <"$ucache/files.new"
+(cd "$ucache/src" && find . -type f -printf '%P\0' | sort -z) |
+  comm -z -23 - "$ucache/files.new" | (cd "$ucache/src" && xargs -0 -r rm -f)
+repo=$ucache/src
+export CARGO_TARGET_DIR=$ucache/target
 if [ "$VM_ARCH" = arm64 ]; then
   export CARGO_BUILD_TARGET=$RUST_TARGET_ARM64
   export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$cc CC_aarch64_unknown_linux_gnu=$cc \
