@@ -16,25 +16,6 @@
 #include "../../../uapi/linux/gcaps.h"
 #include "../lib/vmtest.h"
 
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
-}
-
-static int seg_begin(int fd, int prio)
-{
-	struct gcaps_seg_begin b = { .size = sizeof(b), .gpu_priority = prio };
-
-	return xioctl(fd, GCAPS_IOC_SEG_BEGIN, &b);
-}
-
-static int seg_end(int fd)
-{
-	struct gcaps_seg_end e = { .size = sizeof(e) };
-
-	return xioctl(fd, GCAPS_IOC_SEG_END, &e);
-}
-
 /* Mean ns per call of `what` (one of the B_* loops below): the best of 5 rounds. */
 enum { B_GETPPID, B_NOTTY, B_STATUS, B_BEGIN_END };
 
@@ -51,7 +32,7 @@ static double best_of_5(int fd, int what, int n)
 			case B_GETPPID: syscall(SYS_getppid); break;
 			case B_NOTTY: ioctl(fd, _IO(GCAPS_IOC_MAGIC, 0x3f), NULL); break;
 			case B_STATUS: ioctl(fd, GCAPS_IOC_STATUS, &gs); break;
-			default: seg_begin(fd, 0); seg_end(fd); break;
+			default: vt_seg_begin(fd, 0, NULL); vt_seg_end(fd); break;
 			}
 		}
 		t = (now_ns() - t0) / n;
@@ -72,10 +53,10 @@ static void *hold_high(void *arg)
 	int hi = *(int *)arg;
 
 	set_fifo(10);
-	hi_state = seg_begin(hi, 90) == 0 ? 1 : -1;
+	hi_state = vt_seg_begin(hi, 90, NULL) == 0 ? 1 : -1;
 	while (hi_state == 1)
 		usleep(1000);
-	hi_state = seg_end(hi) == 0 ? 3 : -1;
+	hi_state = vt_seg_end(hi) == 0 ? 3 : -1;
 	return NULL;
 }
 

@@ -13,6 +13,9 @@
  *   sh(cmd)                          system(cmd); fatal unless it exits 0
  *   GCAPS_DEV, open_dev()            /dev/gcaps opened O_RDWR; fatal if that fails
  *   set_fifo(prio)                   this thread SCHED_FIFO prio (0: SCHED_OTHER); exit(1) if refused
+ *   vt_seg_begin(fd, prio, &state)   GCAPS_IOC_SEG_BEGIN at GPU priority prio: 0 or the errno;
+ *                                    the reply's state in *state (NULL: not wanted)
+ *   vt_seg_end(fd)                   GCAPS_IOC_SEG_END: 0 or the errno
  *   rnd(&seed)                       xorshift64*: deterministic pseudo-random numbers per seed
  *   now(), now_ns()                  CLOCK_MONOTONIC in seconds (double) and ns (uint64_t)
  *   start_watchdog(s, &phase, hook)  a SCHED_FIFO 95 thread that, s seconds after the call,
@@ -75,6 +78,23 @@ static inline int open_dev(void)
 		VMTEST_FATAL();
 	}
 	return fd;
+}
+
+static inline int vt_seg_begin(int fd, int prio, uint32_t *state)
+{
+	struct gcaps_seg_begin b = { .size = sizeof(b), .gpu_priority = prio };
+	int r = ioctl(fd, GCAPS_IOC_SEG_BEGIN, &b) ? errno : 0;
+
+	if (state)
+		*state = b.state;
+	return r;
+}
+
+static inline int vt_seg_end(int fd)
+{
+	struct gcaps_seg_end e = { .size = sizeof(e) };
+
+	return ioctl(fd, GCAPS_IOC_SEG_END, &e) ? errno : 0;
 }
 
 static inline void set_fifo(int prio)

@@ -37,20 +37,6 @@ static int xioctl(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
 }
 
-static int seg_begin(int fd, int prio)
-{
-	struct gcaps_seg_begin b = { .size = sizeof(b), .gpu_priority = prio };
-
-	return xioctl(fd, GCAPS_IOC_SEG_BEGIN, &b);
-}
-
-static int seg_end(int fd)
-{
-	struct gcaps_seg_end e = { .size = sizeof(e) };
-
-	return xioctl(fd, GCAPS_IOC_SEG_END, &e);
-}
-
 static struct gcaps_stats stats(int fd, int reset)
 {
 	struct gcaps_stats s = { .size = sizeof(s), .flags = reset ? GCAPS_STATS_RESET : 0 };
@@ -158,19 +144,19 @@ static void test_scenario(void)
 
 	/* Low (FIFO 10, inherit) runs; high (explicit 20) preempts it, ends; low resumes, ends. */
 	set_fifo(10);
-	CHECK(seg_begin(fl, 0) == 0, "low begin");
-	CHECK(seg_begin(fh, 20) == 0, "high begin");
-	CHECK(seg_end(fh) == 0, "high end");
-	CHECK(seg_end(fl) == 0, "low end");
+	CHECK(vt_seg_begin(fl, 0, NULL) == 0, "low begin");
+	CHECK(vt_seg_begin(fh, 20, NULL) == 0, "high begin");
+	CHECK(vt_seg_end(fh) == 0, "high end");
+	CHECK(vt_seg_end(fl) == 0, "low end");
 	set_fifo(0);
 	/* Best-effort segment: no delay sample, no preemption. */
-	CHECK(seg_begin(fb, 0) == 0, "be begin");
-	CHECK(seg_end(fb) == 0, "be end");
+	CHECK(vt_seg_begin(fb, 0, NULL) == 0, "be begin");
+	CHECK(vt_seg_end(fb) == 0, "be end");
 
 	/* One rejected call per class (each also leaves no event). */
-	CHECK(seg_end(fb) == ENOENT, "end without begin");
-	CHECK(seg_begin(fb, 0) == 0 && seg_begin(fb, 0) == EALREADY, "begin twice");
-	CHECK(seg_end(fb) == 0, "be end 2");
+	CHECK(vt_seg_end(fb) == ENOENT, "end without begin");
+	CHECK(vt_seg_begin(fb, 0, NULL) == 0 && vt_seg_begin(fb, 0, NULL) == EALREADY, "begin twice");
+	CHECK(vt_seg_end(fb) == 0, "be end 2");
 	CHECK(xioctl(fb, GCAPS_IOC_SEG_BEGIN, &bad_begin) == EINVAL, "bad flags");
 	CHECK(xioctl(fb, _IO(GCAPS_IOC_MAGIC, 0x3f), NULL) == ENOTTY, "unknown command");
 	CHECK(xioctl(fb, GCAPS_IOC_SEG_END, (void *)16) == EFAULT, "bad pointer");
@@ -178,10 +164,10 @@ static void test_scenario(void)
 	big_end[0].size = sizeof(big_end);
 	big_end[0].flags = 0;
 	CHECK(xioctl(fb, GCAPS_IOC_SEG_END, big_end) == E2BIG, "oversized struct");
-	CHECK(seg_begin(fb, 5) == EPERM, "best-effort explicit priority");
+	CHECK(vt_seg_begin(fb, 5, NULL) == EPERM, "best-effort explicit priority");
 	c = fork();
 	if (c == 0)
-		_exit(seg_begin(fb, 0) == EPERM ? 0 : 1); /* the parent's fd: EPERM */
+		_exit(vt_seg_begin(fb, 0, NULL) == EPERM ? 0 : 1); /* the parent's fd: EPERM */
 	CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	      "child using the parent's fd: not EPERM");
 
@@ -293,7 +279,7 @@ static void test_scenario(void)
 
 	/* Close with an open segment: CLOSE with ENDED; the other two plain CLOSE. */
 	head = trace_head(fl);
-	CHECK(seg_begin(fb, 0) == 0, "be begin before close");
+	CHECK(vt_seg_begin(fb, 0, NULL) == 0, "be begin before close");
 	close(fb);
 	close(fh);
 	r = trace(fl, head, ev, 32);
@@ -316,9 +302,9 @@ static void test_scenario(void)
 	hi = client_id(fh);
 	head = trace_head(fl);
 	set_fifo(10);
-	CHECK(seg_begin(fl, 0) == 0 && seg_begin(fh, 20) == 0, "low, then high begin");
+	CHECK(vt_seg_begin(fl, 0, NULL) == 0 && vt_seg_begin(fh, 20, NULL) == 0, "low, then high begin");
 	close(fh);
-	CHECK(seg_end(fl) == 0, "low end after high's close");
+	CHECK(vt_seg_end(fl) == 0, "low end after high's close");
 	set_fifo(0);
 	r = trace(fl, head, ev, 32);
 	/* (with the holder boost's BOOST after the first BEGIN and UNBOOST after the last END) */
@@ -355,8 +341,8 @@ static void test_overwrite(void)
 
 	head = trace_head(fd);
 	for (i = 0; i < RING; i++) { /* 2 events each */
-		CHECK(seg_begin(fd, 0) == 0, "begin");
-		CHECK(seg_end(fd) == 0, "end");
+		CHECK(vt_seg_begin(fd, 0, NULL) == 0, "begin");
+		CHECK(vt_seg_end(fd) == 0, "end");
 	}
 	r = trace(fd, head, ev, RING + 8);
 	CHECK(r.dropped == RING && r.events_count == RING && ev[0].seq == head + RING &&
@@ -555,7 +541,7 @@ int main(void)
 
 	sh("insmod /modules/gcaps.ko trace_size=0");
 	fd = open_dev();
-	CHECK(seg_begin(fd, 0) == 0 && seg_end(fd) == 0, "begin/end without a trace");
+	CHECK(vt_seg_begin(fd, 0, NULL) == 0 && vt_seg_end(fd) == 0, "begin/end without a trace");
 	{
 		struct gcaps_trace_read r = trace(fd, 0, ev, 4);
 

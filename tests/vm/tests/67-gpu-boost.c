@@ -155,23 +155,6 @@ static struct simgpu_completion gpu_work(int g, int ms, int busy)
 	return w.done;
 }
 
-static int seg_begin(int fd, int gprio, uint32_t *state)
-{
-	struct gcaps_seg_begin b = { .size = sizeof(b), .gpu_priority = gprio };
-	int r = ioctl(fd, GCAPS_IOC_SEG_BEGIN, &b) ? errno : 0;
-
-	if (state)
-		*state = b.state;
-	return r;
-}
-
-static int seg_end(int fd)
-{
-	struct gcaps_seg_end e = { .size = sizeof(e) };
-
-	return ioctl(fd, GCAPS_IOC_SEG_END, &e) ? errno : 0;
-}
-
 static struct gcaps_status status(int fd)
 {
 	struct gcaps_status s = { .size = sizeof(s) };
@@ -251,7 +234,7 @@ static pid_t child_l(void)
 		uint32_t st;
 		struct simgpu_completion c;
 
-		if (seg_begin(fd, 0, &st))
+		if (vt_seg_begin(fd, 0, &st))
 			_exit(94);
 		R->l_state = st;
 		R->l_begun = now_ns();
@@ -262,7 +245,7 @@ static pid_t child_l(void)
 		R->l_gpu_start = c.start_ns;
 		R->l_gpu_end = c.end_ns;
 		R->l_end_call = now_ns();
-		if (seg_end(fd))
+		if (vt_seg_end(fd))
 			_exit(95);
 		R->l_ended = now_ns();
 	}
@@ -287,14 +270,14 @@ static pid_t child_t(int go)
 		if (read(go, &b, 1) != 1)
 			_exit(96);
 		R->t_begin_call = now_ns();
-		if (seg_begin(fd, 10, &st))
+		if (vt_seg_begin(fd, 10, &st))
 			_exit(97);
 		R->t_begun = now_ns();
 		R->t_state = st;
 		c = gpu_work(g, WT_MS, 0);
 		R->t_gpu_start = c.start_ns;
 		R->t_gpu_end = c.end_ns;
-		if (seg_end(fd))
+		if (vt_seg_end(fd))
 			_exit(98);
 		R->t_ended = now_ns();
 	}
@@ -532,7 +515,7 @@ static void *began_thread(void *arg)
 
 	set_fifo(10);
 	a->tid = gettid();
-	CHECK(seg_begin(a->fd, 0, NULL) == 0, "thread's begin");
+	CHECK(vt_seg_begin(a->fd, 0, NULL) == 0, "thread's begin");
 	a->done = 1;
 	while (a->step == 0)
 		usleep(1000);
@@ -550,12 +533,12 @@ static void rules(void)
 
 	/* A boosted owner's end (98 -> ceiling 99 -> its own 10, not 98). */
 	set_fifo(10);
-	CHECK(seg_begin(fd, 0, NULL) == 0, "begin");
+	CHECK(vt_seg_begin(fd, 0, NULL) == 0, "begin");
 	CHECK(sched_is(me, SCHED_FIFO, 98), "running owner not at SCHED_FIFO 98");
 	st = status(fd);
 	CHECK(st.boost == (GCAPS_BOOST_ON | GCAPS_BOOST_SELF), "STATUS boost %#x, want ON|SELF",
 	      st.boost);
-	CHECK(seg_end(fd) == 0, "end");
+	CHECK(vt_seg_end(fd) == 0, "end");
 	sched_of(me, &pol, &pr);
 	CHECK(pol == SCHED_FIFO && pr == 10, "after the end: policy %d prio %d, want FIFO 10", pol,
 	      pr);
@@ -567,15 +550,15 @@ static void rules(void)
 
 		CHECK(sched_setscheduler(0, SCHED_RR, &sp) == 0, "SCHED_RR 15");
 	}
-	CHECK(seg_begin(fd, 0, NULL) == 0 && sched_is(me, SCHED_FIFO, 98), "RR owner not boosted");
-	CHECK(seg_end(fd) == 0 && sched_is(me, SCHED_RR, 15), "RR owner not back at SCHED_RR 15");
+	CHECK(vt_seg_begin(fd, 0, NULL) == 0 && sched_is(me, SCHED_FIFO, 98), "RR owner not boosted");
+	CHECK(vt_seg_end(fd) == 0 && sched_is(me, SCHED_RR, 15), "RR owner not back at SCHED_RR 15");
 
 	/* The owner changes its own priority while boosted: it stays. */
 	set_fifo(10);
-	CHECK(seg_begin(fd, 0, NULL) == 0 && sched_is(me, SCHED_FIFO, 98), "owner not boosted (2)");
+	CHECK(vt_seg_begin(fd, 0, NULL) == 0 && sched_is(me, SCHED_FIFO, 98), "owner not boosted (2)");
 	set_fifo(20);
 	CHECK(!(status(fd).boost & GCAPS_BOOST_SELF), "STATUS still says boosted after the change");
-	CHECK(seg_end(fd) == 0, "end (2)");
+	CHECK(vt_seg_end(fd) == 0, "end (2)");
 	sched_of(me, &pol, &pr);
 	CHECK(pol == SCHED_FIFO && pr == 20, "after a change while boosted: policy %d prio %d, want "
 	      "the FIFO 20 it asked for", pol, pr);
@@ -591,7 +574,7 @@ static void rules(void)
 			usleep(1000);
 		CHECK(sched_is(a.tid, SCHED_FIFO, 98), "the thread that began is not boosted");
 		CHECK(sched_is(me, SCHED_FIFO, 5), "another thread of the owner was boosted");
-		CHECK(seg_end(fd) == 0, "end by another thread");
+		CHECK(vt_seg_end(fd) == 0, "end by another thread");
 		CHECK(sched_is(a.tid, SCHED_FIFO, 10), "the thread that began is still boosted after the end");
 		CHECK(sched_is(me, SCHED_FIFO, 5), "the ending thread's priority changed");
 		a.step = 1;
@@ -657,12 +640,12 @@ static void *tail_a(void *arg)
 	(void)arg;
 	pin(0);
 	set_fifo(10);
-	CHECK(seg_begin(tail_fd, 0, NULL) == 0, "tail: A's begin");
+	CHECK(vt_seg_begin(tail_fd, 0, NULL) == 0, "tail: A's begin");
 	if (write(tail_pipe[1], "g", 1) != 1)
 		return NULL;
 	spin_own(20, NULL, 0, 0);
 	a_end_call = now_ns();
-	CHECK(seg_end(tail_fd) == 0, "tail: A's end");
+	CHECK(vt_seg_end(tail_fd) == 0, "tail: A's end");
 	a_end_ret = now_ns();
 	return NULL;
 }
@@ -715,7 +698,7 @@ static void killed_owner(void)
 
 		pin(0);
 		set_fifo(10);
-		if (seg_begin(f, 0, NULL))
+		if (vt_seg_begin(f, 0, NULL))
 			_exit(1);
 		for (;;)
 			pause();
@@ -730,11 +713,11 @@ static void killed_owner(void)
 
 		pin(1);
 		set_fifo(5);
-		if (seg_begin(f, 0, &st) || st != GCAPS_STATE_PENDING)
+		if (vt_seg_begin(f, 0, &st) || st != GCAPS_STATE_PENDING)
 			_exit(1);
 		if (read(go[0], &b, 1) != 1)
 			_exit(2);
-		if (seg_end(f))
+		if (vt_seg_end(f))
 			_exit(3);
 		/* back at its own priority, checked by itself */
 		_exit(sched_is(gettid(), SCHED_FIFO, 5) ? 0 : 4);
@@ -827,19 +810,19 @@ static void inheritance(void)
 	set_fifo(10);
 
 	/* The end unboosts an owner that inherits 99. */
-	CHECK(seg_begin(fd, 0, NULL) == 0 && sched_is(me, SCHED_FIFO, 98), "PI: owner not boosted");
+	CHECK(vt_seg_begin(fd, 0, NULL) == 0 && sched_is(me, SCHED_FIFO, 98), "PI: owner not boosted");
 	pthread_mutex_lock(&m);
 	pthread_create(&th, NULL, pi_wait, &w);
 	CHECK(wait_eff(me, -100), "PI: the owner never inherited the waiter's 99 (effective %d)",
 	      eff_prio(me));
-	CHECK(seg_end(fd) == 0, "PI: end");
+	CHECK(vt_seg_end(fd) == 0, "PI: end");
 	CHECK(sched_is(me, SCHED_FIFO, 10), "PI: after the end the owner's own priority is not FIFO 10");
 	CHECK(eff_prio(me) == -100 && !w.locked,
 	      "PI: the unboost dropped the inherited 99 (effective %d, waiter %s)", eff_prio(me),
 	      w.locked ? "ran" : "waits");
 
 	/* The begin boosts an owner that inherits 99. */
-	CHECK(seg_begin(fd, 0, NULL) == 0 && sched_is(me, SCHED_FIFO, 98),
+	CHECK(vt_seg_begin(fd, 0, NULL) == 0 && sched_is(me, SCHED_FIFO, 98),
 	      "PI: owner not boosted while it inherits");
 	CHECK(eff_prio(me) == -100 && !w.locked,
 	      "PI: the boost dropped the inherited 99 (effective %d, waiter %s)", eff_prio(me),
@@ -851,7 +834,7 @@ static void inheritance(void)
 	CHECK(w.locked, "PI: the waiter never got the mutex");
 	CHECK(eff_prio(me) == -99, "PI: after the unlock the owner is at effective %d, not its "
 	      "boost 98 (-99)", eff_prio(me));
-	CHECK(seg_end(fd) == 0 && sched_is(me, SCHED_FIFO, 10) && eff_prio(me) == -11,
+	CHECK(vt_seg_end(fd) == 0 && sched_is(me, SCHED_FIFO, 10) && eff_prio(me) == -11,
 	      "PI: after the last end the owner is at effective %d, not its own 10 (-11)",
 	      eff_prio(me));
 	set_fifo(0);

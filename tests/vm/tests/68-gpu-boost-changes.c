@@ -89,23 +89,6 @@ static void unstall(void)
 	stall(0);
 }
 
-static int seg_begin(int fd, int gprio, uint32_t *state)
-{
-	struct gcaps_seg_begin b = { .size = sizeof(b), .gpu_priority = gprio };
-	int r = ioctl(fd, GCAPS_IOC_SEG_BEGIN, &b) ? errno : 0;
-
-	if (state)
-		*state = b.state;
-	return r;
-}
-
-static int seg_end(int fd)
-{
-	struct gcaps_seg_end e = { .size = sizeof(e) };
-
-	return ioctl(fd, GCAPS_IOC_SEG_END, &e) ? errno : 0;
-}
-
 /* Polls `cond(arg)` (0.2 ms apart, at most 15 s). */
 static int poll_for(int (*cond)(pid_t, int), pid_t p, int a, const char *what)
 {
@@ -256,13 +239,13 @@ static pid_t child_x_simple(int own_to)
 	(void)g;
 	x_done(0);
 	child_wait(&R->step_x, 1);
-	if (seg_begin(fd, 0, (uint32_t *)&R->x_state[1]))
+	if (vt_seg_begin(fd, 0, (uint32_t *)&R->x_state[1]))
 		x_fail(errno);
 	x_done(1);
 	child_wait(&R->step_x, 2);
 	if (own_to)
 		set_fifo(own_to);
-	if (seg_end(fd))
+	if (vt_seg_end(fd))
 		x_fail(errno);
 	x_done(2);
 	child_wait(&R->step_x, 3);
@@ -341,11 +324,11 @@ static pid_t child_y(void)
 	fd = open_dev();
 	g = gpu_open();
 	(void)g;
-	if (seg_begin(fd, 20, NULL))
+	if (vt_seg_begin(fd, 20, NULL))
 		y_fail(errno);
 	y_done(0);
 	child_wait(&R->step_y, 1);
-	if (seg_end(fd))
+	if (vt_seg_end(fd))
 		y_fail(errno);
 	y_done(1);
 	child_wait(&R->step_y, 2);
@@ -368,19 +351,19 @@ static pid_t child_x_two(void)
 	fd2 = open_dev();
 	g = gpu_open();
 	(void)g;
-	if (seg_begin(fd1, 10, (uint32_t *)&R->x_state[0]))
+	if (vt_seg_begin(fd1, 10, (uint32_t *)&R->x_state[0]))
 		x_fail(errno);
 	x_done(0);
 	child_wait(&R->step_x, 1);
-	if (seg_begin(fd2, 5, (uint32_t *)&R->x_state[1]))
+	if (vt_seg_begin(fd2, 5, (uint32_t *)&R->x_state[1]))
 		x_fail(errno);
 	x_done(1);
 	child_wait(&R->step_x, 2);
-	if (seg_end(fd1))
+	if (vt_seg_end(fd1))
 		x_fail(errno);
 	x_done(2);
 	child_wait(&R->step_x, 3);
-	if (seg_end(fd2))
+	if (vt_seg_end(fd2))
 		x_fail(errno);
 	x_done(3);
 	child_wait(&R->step_x, 4);
@@ -451,15 +434,15 @@ static pid_t child_x_holder(void)
 	fd2 = open_dev();
 	g = gpu_open();
 	(void)g;
-	if (seg_begin(fd1, 10, (uint32_t *)&R->x_state[0]))
+	if (vt_seg_begin(fd1, 10, (uint32_t *)&R->x_state[0]))
 		x_fail(errno);
 	x_done(0);
 	child_wait(&R->step_x, 1);
-	if (seg_begin(fd2, 5, (uint32_t *)&R->x_state[1]))
+	if (vt_seg_begin(fd2, 5, (uint32_t *)&R->x_state[1]))
 		x_fail(errno);
 	x_done(1);
 	child_wait(&R->step_x, 2);
-	if (seg_end(fd2) || seg_end(fd1))
+	if (vt_seg_end(fd2) || vt_seg_end(fd1))
 		x_fail(errno);
 	x_done(2);
 	child_wait(&R->step_x, 3);
@@ -480,11 +463,11 @@ static pid_t child_y_late(void)
 	(void)g;
 	y_done(0);
 	child_wait(&R->step_y, 1);
-	if (seg_begin(fd, 20, NULL))
+	if (vt_seg_begin(fd, 20, NULL))
 		y_fail(errno);
 	y_done(1);
 	child_wait(&R->step_y, 2);
-	if (seg_end(fd))
+	if (vt_seg_end(fd))
 		y_fail(errno);
 	y_done(2);
 	child_wait(&R->step_y, 3);
