@@ -55,7 +55,7 @@ vm-test-arm64-rust: ## gcaps.ko host A on arm64: the arm64 6.12 Rust kernel, tes
 	VM_ARCH=arm64 VM_KERNEL=debug VM_TESTS="$${VM_TESTS:-tests/vm/tests/41-gpu-priority.sh}" tests/vm/run.sh
 
 vm-bench: ## VM benchmarks that print figures (tests/vm/bench/*; not in make test): the fast kernel unless VM_KERNEL
-	VM_KERNEL=$${VM_KERNEL:-fast} VM_RUN_NAME=vm-bench VM_TESTS="$$(ls tests/vm/bench/*.c tests/vm/bench/*.sh | grep -v /check.sh)" tests/vm/run.sh
+	VM_KERNEL=$${VM_KERNEL:-fast} VM_RUN_NAME=vm-bench VM_TESTS="$$(ls tests/vm/bench/*.c tests/vm/bench/*.sh | grep -v /check.sh | tr '\n' ' ')" tests/vm/run.sh
 
 vm-selftest: ## Prove the VM harness catches bad tests, forged results and every kernel detector's report
 	tests/vm/selftest.sh
