@@ -4,7 +4,8 @@
 # kernel (tests/vm, VM_ARCH=arm64 VM_KERNEL=debug). See tests/nvgpu-oot/README.md.
 #
 # Usage: build.sh [OUT]   OUT: a directory to copy the modules the VM loads into (nvhwpm.ko,
-#                         host1x.ko, host1x-nvhost.ko, nvmap.ko and the patched nvgpu.ko)
+#                         host1x.ko, host1x-nvhost.ko, nvsciipc.ko, nvmap.ko and the patched
+#                         nvgpu.ko)
 #
 # Environment:
 #   NVGPU_OOT_SRC      directory holding the three tarballs and their README.md
@@ -44,7 +45,9 @@ hwpm_tar=hwpm-r36.4.2-d47dc62f.tar.xz
 #   drivers/gpu/host1x        host1x.ko: syncpoints, host1x_* (nvgpu's nvhost/host1x path)
 #   drivers/gpu/host1x-nvhost host1x-nvhost.ko: the nvhost_* API on top of host1x
 #   drivers/video/tegra/nvmap nvmap.ko: nvgpu's nvmap_* calls (CONFIG_NVGPU_NVMAP_NEXT)
-oot_dirs=(drivers/gpu/host1x drivers/gpu/host1x-nvhost drivers/video/tegra/nvmap)
+#   drivers/misc/nvsciipc     nvsciipc.ko: nvmap's NvSciIpc* calls (nvmap_sci_ipc.c, built
+#                             on a kernel without TEGRA_VPR)
+oot_dirs=(drivers/gpu/host1x drivers/gpu/host1x-nvhost drivers/misc/nvsciipc drivers/video/tegra/nvmap)
 
 if [[ -n "${NVGPU_OOT_SRC:-}" ]]; then
 	src=$NVGPU_OOT_SRC

@@ -17,10 +17,11 @@ deps_in() {
   insmod /modules/nvhwpm.ko || fail "insmod nvhwpm.ko"
   insmod /modules/host1x.ko || fail "insmod host1x.ko"
   insmod /modules/host1x-nvhost.ko || fail "insmod host1x-nvhost.ko"
+  insmod /modules/nvsciipc.ko || fail "insmod nvsciipc.ko"
   insmod /modules/nvmap.ko || fail "insmod nvmap.ko"
 }
 deps_out() {
-  for m in nvmap host1x_nvhost host1x nvhwpm; do rmmod "$m" || fail "rmmod $m"; done
+  for m in nvmap nvsciipc host1x_nvhost host1x nvhwpm; do rmmod "$m" || fail "rmmod $m"; done
 }
 # gcaps is not pinned by nvgpu: no holder, reference count 0
 gcaps_free() {
