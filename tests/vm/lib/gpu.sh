@@ -19,6 +19,13 @@ loaded() { grep -q "^$1 " /proc/modules; }
 updmax() { awk '/^SEG / { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
            d = v["begun"] - v["begin_call"]; e = v["ended"] - v["end_call"]
            if (d > m) m = d; if (e > m) m = e } END { print m + 0 }' "$@"; }
+# hog_ms: the length of a hog's work items with --full-fifo (41, 43, 44). A hog keeps its queue
+# full only if it collects and resubmits each finished item before the next one finishes, within
+# one item's time of the engine's model clock. Beside stress-ng --cpu 2 a hog's loop (wake-up,
+# poll ioctl, ITEM line, submit ioctl) on the 5.10 arm64 debug VM took longer than 10 ms: its
+# queue was never full again, and 43's real-time task saw no full queue for 30 s. 50 ms items
+# give it five times that.
+hog_ms=50
 # covered <SEG file> <hog files>: for every segment of the SEG file (gpuclient --report), some hog
 # (gpuclient --hog --report) had work queued throughout it, from its gpu_submit to its gpu_end:
 # the hog's ITEM lines (each queued from submit= to gpu_end=, in order) cover that window.

@@ -17,7 +17,7 @@ gpu_load theta_us=$((theta_ns / 1000))
 
 mkfifo full.fifo
 for i in 1 2 3; do
-  gpuclient --no-gcaps --hog --work 10 --depth 32 --full-fifo full.fifo --tag H$i --report >h$i.out &
+  gpuclient --no-gcaps --hog --work $hog_ms --depth 32 --full-fifo full.fifo --tag H$i --report >h$i.out &
   eval h$i=$!
 done
 for i in 1 2 3; do waitline h$i.out ITEM; done

@@ -75,7 +75,7 @@ retry d2
 # two C clients ran their work within the real-time run (so a C TSG closed and one opened in it).
 d3() {
 rm -f n.out full.fifo; mkfifo full.fifo
-gpuclient --no-gcaps --hog --work 10 --depth 32 --full-fifo full.fifo --tag N --report >n.out & n=$!
+gpuclient --no-gcaps --hog --work $hog_ms --depth 32 --full-fifo full.fifo --tag N --report >n.out & n=$!
 waitline n.out STARTED
 rm -f rt.done; : >c.out
 ( while [ ! -e rt.done ]; do gpuclient --no-gcaps --work 1 --tag C --report >>c.out; done ) & churn=$!

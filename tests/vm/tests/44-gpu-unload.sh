@@ -45,13 +45,13 @@ rel=$(field hold.out "CALL cmd=release" call)
 echo "after gcaps unloaded: stock round robin (preemptions $(f s1.out preempt) and $(f s2.out preempt))"
 
 # 3. gcaps reloads: simgpu binds through its module notifier; a segment runs alone although a
-# hog (32 items of 10 ms in flight) has work queued throughout it: the segment begins once the
+# hog (32 items of hog_ms each in flight) has work queued throughout it: the segment begins once the
 # hog reported its queue full (--full-fifo/--begin-after), checked on its items.
 insmod /modules/gcaps.ko
 [ "$(stat bound)" = 1 ] || fail "simgpu did not bind to the reloaded gcaps"
 s3() {
   rm -f n2.out full.fifo; mkfifo full.fifo   # new files for every attempt (tests/vm/README.md)
-  gpuclient --no-gcaps --hog --work 10 --depth 32 --full-fifo full.fifo --tag N2 --report >n2.out & n2=$!
+  gpuclient --no-gcaps --hog --work $hog_ms --depth 32 --full-fifo full.fifo --tag N2 --report >n2.out & n2=$!
   gpuclient --prio 50 --work 10 --begin-after full.fifo --tag B --report >b.out || fail "B failed"
   waitpast n2.out b.out
   kill -9 $n2; wait $n2 2>/dev/null || true
