@@ -4,9 +4,10 @@
 # device checks, the nvgpu patch series' form (nvgpu/series.sh --check), no citation outside
 # the repository (tests/citation-check.sh), nvgpu's host unit build stock and patched (both
 # Jetson lines), the backend contract suite's own check (tests/contract/check.sh), the VM
-# suite on the 6.12 debug kernel (host A) and on the 5.10 arm64 debug kernel (host B), the gcaps tests with host B on 6.12, DKMS builds against 6.12 and 5.10, the
-# harness self-test (every case on 6.12; the detectors on both 5.10 kernels), the VM
-# benchmarks' build (make vm-bench runs them).
+# suite on the 6.12 debug kernel (host A) and on the 5.10 arm64 debug kernel (host B), the
+# gcaps tests with host B on 6.12, DKMS builds against 6.12 and 5.10, the harness self-test
+# (every case on 6.12; the detectors on both 5.10 kernels), the VM benchmarks' build (make
+# vm-bench runs them).
 # Installs what it needs itself (Debian packages, bindgen-cli, rustup targets).
 # Ends with one line summing the test counts of cargo test and the VM tests.
 set -euo pipefail
