@@ -254,10 +254,12 @@ fn bound_with_tsgs() {
 #[test]
 fn register_refuses_a_bad_ops_table_or_abi() {
     let _g = fresh();
-    let good = *ops();
+    // gcaps keeps the ops pointer of a registration until unload: it must outlive the test
+    // (the next test's unload calls its detach), so it is leaked, never a local.
+    let good: &'static gcaps_backend_ops = ops();
     let mut calls = std::ptr::null();
     // SAFETY: `good` is valid; a NULL `calls` is what is tested.
-    let be = unsafe { gcaps_backend_register(&good, std::ptr::null_mut(), std::ptr::null_mut()) };
+    let be = unsafe { gcaps_backend_register(good, std::ptr::null_mut(), std::ptr::null_mut()) };
     assert_eq!(gcaps_host_ptr_err(be.cast()), -EINVAL as i64, "NULL calls");
     assert_eq!(
         gcaps_host_ptr_err(register(std::ptr::null()).0.cast()),
@@ -269,29 +271,29 @@ fn register_refuses_a_bad_ops_table_or_abi() {
             "ABI + 1",
             gcaps_backend_ops {
                 abi: GCAPS_BACKEND_ABI + 1,
-                ..good
+                ..*good
             },
         ),
-        ("ABI 0", gcaps_backend_ops { abi: 0, ..good }),
+        ("ABI 0", gcaps_backend_ops { abi: 0, ..*good }),
         (
             "no name",
             gcaps_backend_ops {
                 name: std::ptr::null(),
-                ..good
+                ..*good
             },
         ),
         (
             "no resubmit",
             gcaps_backend_ops {
                 resubmit: None,
-                ..good
+                ..*good
             },
         ),
         (
             "no detach",
             gcaps_backend_ops {
                 detach: None,
-                ..good
+                ..*good
             },
         ),
     ];
@@ -304,20 +306,20 @@ fn register_refuses_a_bad_ops_table_or_abi() {
             ("name too long", long.as_ptr()),
             ("name not printable", c"fa\tke".as_ptr()),
         ] {
-            bad.push((what, gcaps_backend_ops { name, ..good }));
+            bad.push((what, gcaps_backend_ops { name, ..*good }));
         }
         bad.push((
             "no detail",
             gcaps_backend_ops {
                 detail: std::ptr::null(),
-                ..good
+                ..*good
             },
         ));
         bad.push((
             "no runlists",
             gcaps_backend_ops {
                 runlists: 0,
-                ..good
+                ..*good
             },
         ));
         bad
@@ -328,8 +330,8 @@ fn register_refuses_a_bad_ops_table_or_abi() {
         assert_eq!(gcaps_host_ptr_err(be.cast()), -EINVAL as i64, "{what}");
         assert!(c.is_null(), "{what}: calls written");
     }
-    // SAFETY: `good` is valid, `calls` writable.
-    let be = unsafe { gcaps_backend_register(&good, std::ptr::null_mut(), &mut calls) };
+    // SAFETY: `good` is valid (leaked), `calls` writable.
+    let be = unsafe { gcaps_backend_register(good, std::ptr::null_mut(), &mut calls) };
     assert!(!gcaps_host_is_err(be.cast()));
     assert!(!calls.is_null());
     let c = counters();
