@@ -48,7 +48,7 @@ kernel-510-arm64: ## Build the Linux 5.10 debug kernel for arm64 (cross gcc) for
 kernel-arm64-rust: ## Build the Linux 6.12 arm64 debug kernel with Rust (clang-14; lockdep, KASAN) for VM_ARCH=arm64 VM_KERNEL=debug
 	VM_ARCH=arm64 tests/vm/build-kernel.sh debug
 
-vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/tests/* (VM_KERNEL=fast|debug|rt|debug510, VM_ARCH)
+vm-test: ## Build modules + tests, boot the test kernel in QEMU, run tests/vm/tests/* (VM_KERNEL=fast|debug|rt|debug510|oot, VM_ARCH)
 	tests/vm/run.sh
 
 vm-test-arm64-rust: ## gcaps.ko host A on arm64: the arm64 6.12 Rust kernel, test 41-gpu-priority (or VM_TESTS) under TCG; not in make test

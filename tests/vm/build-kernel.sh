@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: build-kernel.sh fast|debug|rt|debug510   (debug, debug510: also VM_ARCH=arm64)
+# Usage: build-kernel.sh fast|debug|rt|debug510|oot   (debug, debug510: also VM_ARCH=arm64; oot: arm64 only)
 # Builds (or reuses) the test kernel for a variant in $KCACHE/build-<variant>-<key>/ (see
 # lib.sh). <key> hashes sources, toolchain and config fragments, so changing a fragment or a
 # pinned version rebuilds; an unchanged kernel costs nothing. Clones with different fragments
@@ -8,7 +8,7 @@ set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-variant=${1:?usage: build-kernel.sh fast|debug|rt|debug510}
+variant=${1:?usage: build-kernel.sh fast|debug|rt|debug510|oot}
 variant_series "$variant" >/dev/null   # unknown variant or wrong VM_ARCH: stop here
 "$VM_DIR/setup.sh" "$variant"
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: build-modules.sh fast|debug|rt|debug510 <out dir>   (debug, debug510: also VM_ARCH=arm64)
+# Usage: build-modules.sh fast|debug|rt|debug510|oot <out dir>   (debug, debug510: also VM_ARCH=arm64; oot: arm64 only)
 # Builds the out-of-tree modules of the root Kbuild against the variant's test kernel and copies
 # every resulting .ko into <out dir>. The build runs in a scratch copy of the repo's module
 # sources (target/vm/modbuild-<variant>[-arm64]/), so the work tree stays clean and the fast and
@@ -10,8 +10,8 @@ set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-variant=${1:?usage: build-modules.sh fast|debug|rt|debug510 <out dir>}
-out=${2:?usage: build-modules.sh fast|debug|rt|debug510 <out dir>}
+variant=${1:?usage: build-modules.sh fast|debug|rt|debug510|oot <out dir>}
+out=${2:?usage: build-modules.sh fast|debug|rt|debug510|oot <out dir>}
 variant_series "$variant" >/dev/null   # unknown variant or wrong VM_ARCH: stop here
 name=$(kernel_build_name "$variant")
 kb=$(kernel_build_dir "$variant")

@@ -47,43 +47,50 @@ KMAKEVARS=(RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdo
 
 # Kernel variants: config fragments (tests/vm/kernel/*.config, merged in order on top of
 # tinyconfig) and toolchain. RUST + KASAN needs clang, so the debug kernel is built with LLVM=-14.
-# fast, debug, rt: Linux 6.12 + Rust, x86_64; debug also arm64 (VM_ARCH=arm64: base-arm64.config
-# and nvgpu-oot-arm64.config, what NVIDIA's R36 drivers need (tests/nvgpu-oot), instead of
-# base.config, the same debug fragments, clang-14; Rust on arm64 since 6.9).
+# fast, debug, rt: Linux 6.12 + Rust, x86_64; debug also arm64 (VM_ARCH=arm64: base-arm64.config,
+# rust.config and nvgpu-oot-arm64.config instead of base.config, the same debug fragments,
+# clang-14; Rust on arm64 since 6.9).
 # debug510: Linux 5.10, GCC, no Rust, x86_64 or arm64 (VM_ARCH): PREEMPT, lockdep, KASAN,
 # detectors (the *510*.config fragments: 5.10's options).
-VARIANTS="fast|debug|rt|debug510"
+# oot: Linux 6.12, GCC, no Rust, arm64 only: what NVIDIA's R36 out-of-tree drivers build
+# against (tests/nvgpu-oot; NVIDIA and OE4T build them with GCC), the debug fragments of
+# `debug`; gcaps.ko's host there is B, the host of JetPack 6's 5.15.
+VARIANTS="fast|debug|rt|debug510|oot"
 variant_fragments() {
   case "$1" in
     fast)  echo "base.config fast.config" ;;
     debug) if [ "$VM_ARCH" = arm64 ]; then
-             echo "base-arm64.config nvgpu-oot-arm64.config lockdep.config kasan.config preempt.config detectors.config debug.config"
+             echo "base-arm64.config rust.config nvgpu-oot-arm64.config lockdep.config kasan.config preempt.config detectors.config debug.config"
            else
              echo "base.config lockdep.config kasan.config preempt.config detectors.config debug.config"
            fi ;;
     rt)    echo "base.config lockdep.config preempt-rt.config detectors.config rt.config" ;;
     debug510) echo "base510.config base510-$VM_ARCH.config lockdep.config kasan510.config preempt510.config detectors510.config debug510.config" ;;
+    oot) echo "base-arm64.config nvgpu-oot-arm64.config lockdep.config kasan.config preempt.config detectors.config oot.config" ;;
     *) die "unknown kernel variant '$1' ($VARIANTS)" ;;
   esac
 }
 variant_toolchain() {
   case "$1" in
-    fast|rt|debug510) echo gcc ;;
+    fast|rt|debug510|oot) echo gcc ;;
     debug) echo llvm ;;
     *) die "unknown kernel variant '$1' ($VARIANTS)" ;;
   esac
 }
-# Kernel series of a variant (6.12: Rust; 5.10: no Rust); checks VM_ARCH against the variant.
+# Kernel series of a variant (6.12 or 5.10); checks VM_ARCH against the variant.
 variant_series() {
   case "$1" in
     fast|rt) [ "$VM_ARCH" = x86_64 ] || die "variant $1 is x86_64 only (VM_ARCH=$VM_ARCH; arm64: VM_KERNEL=debug or debug510)"
              echo 6.12 ;;
     debug|debug510) case "$VM_ARCH" in x86_64|arm64) ;; *) die "VM_ARCH must be x86_64 or arm64 (got '$VM_ARCH')" ;; esac
                     if [ "$1" = debug ]; then echo 6.12; else echo 5.10; fi ;;
+    oot) [ "$VM_ARCH" = arm64 ] || die "variant oot is arm64 only (VM_ARCH=$VM_ARCH)"
+         echo 6.12 ;;
     *) die "unknown kernel variant '$1' ($VARIANTS)" ;;
   esac
 }
-variant_rust() { [ "$(variant_series "$1")" = 6.12 ]; }
+# Whether a variant's kernel has Rust: the 6.12 variants but oot.
+variant_rust() { [ "$(variant_series "$1")" = 6.12 ] && [ "$1" != oot ]; }
 variant_ksrc() { if [ "$(variant_series "$1")" = 5.10 ]; then echo "$KSRC510"; else echo "$KSRC"; fi; }
 # make arguments for a toolchain (gcc|llvm)
 toolchain_makevars() {
@@ -120,7 +127,7 @@ KBUILD_RECIPE_REV=1
 
 # Cache key of a kernel variant: source package version, rustc, bindgen, C toolchain, recipe
 # revision and the content of the variant's config fragments. Needs setup.sh to have run.
-# (5.10 variants: source, target architecture and compiler; no Rust tools. The 6.12 variants'
+# (5.10 and oot: source, target architecture and compiler; no Rust tools. The 6.12 Rust variants'
 # key text is unchanged on x86_64, so their existing build dirs stay valid; on arm64 it adds the
 # architecture.)
 kernel_key() {
@@ -133,6 +140,9 @@ kernel_key() {
       /usr/bin/rustc --version
       "$BINDGEN" --version
       if [ "$VM_ARCH" != x86_64 ]; then echo "arch $VM_ARCH"; fi
+    elif [ "$(variant_series "$variant")" = 6.12 ]; then
+      echo "source $KSRC_PKG $KSRC_VERSION"
+      echo "arch $VM_ARCH"
     else
       echo "source $KSRC510_PKG $KSRC510_VERSION"
       echo "arch $VM_ARCH"

@@ -2,10 +2,11 @@
 # Build everything needed and run the VM tests; prints the report, exits non-zero on any failure.
 #
 # Environment:
-#   VM_KERNEL=debug|fast|rt|debug510 kernel variant (default debug: lockdep + KASAN; rt:
-#                           PREEMPT_RT; debug510: Linux 5.10, GCC, no Rust)
-#   VM_ARCH=x86_64|arm64    target architecture (arm64: debug (6.12 + Rust) or debug510, TCG,
-#                           qemu -M virt)
+#   VM_KERNEL=debug|fast|rt|debug510|oot kernel variant (default debug: lockdep + KASAN; rt:
+#                           PREEMPT_RT; debug510: Linux 5.10, GCC, no Rust; oot: 6.12 arm64,
+#                           GCC, no Rust, for NVIDIA's R36 drivers)
+#   VM_ARCH=x86_64|arm64    target architecture (arm64: debug (6.12 + Rust), debug510 or oot,
+#                           TCG, qemu -M virt)
 #   VM_ACCEL=auto|tcg|kvm   auto: KVM only if a short probe boot works, else TCG (default auto)
 #   VM_TESTS="paths..."     tests to run (default: tests/vm/tests/*); *.c are built statically
 #   VM_TEST_TIMEOUT=120     default per-test timeout (s); a test can set "vmtest-timeout=<s>"
