@@ -18,8 +18,8 @@
 # ones (for a known tarball), the patched tree gives the same FIFO counts as stock, and the
 # runlists our unit dumps with nothing bound are identical on both trees.
 #
-# Test-only patches to NVIDIA's unit modules (unit-patches/<line>/) go into every tree of the
-# line. Sourced (loop-fifo.sh), the script only defines its settings and functions.
+# Test-only patches to NVIDIA's unit framework and modules (unit-patches/all/, unit-patches/<line>/)
+# go into every tree of the line. Sourced (loop-fifo.sh), the script only defines its settings and functions.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -275,10 +275,10 @@ build_tree() {
 	else
 		install_file "$here/mock-registers.c" "$drv/os/posix/mock-registers.c"
 	fi
-	# Test-only patches to NVIDIA's unit modules (unit-patches/<line>/, tests/nvgpu/README.md),
-	# the same on every tree of the line.
+	# Test-only patches to NVIDIA's unit framework and modules (unit-patches/all/ for every line,
+	# unit-patches/<line>/; tests/nvgpu/README.md), the same on every tree of the line.
 	local up
-	for up in "$here/unit-patches/$line"/*.patch; do
+	for up in "$here/unit-patches/all"/*.patch "$here/unit-patches/$line"/*.patch; do
 		[[ -f "$up" ]] && unit_patch "$up" "$tree" "$line"
 	done
 	mkdir -p "$us/units/gcaps"
