@@ -16,8 +16,13 @@ cp -a "$base/logs" "$tmp/base-logs"; cp -a "$pat/logs" "$tmp/pat-logs"
 missed=0
 
 # rebuild <log>: nvidia-oot (its part) and the patched nvgpu.ko, incrementally; in a subshell,
-# since a failed build ends it (die).
-rebuild() { ( build_oot "$1.oot" && build_nvgpu "$ptree" "$1" GCAPS_SRC="$root" ) >/dev/null 2>&1; }
+# since a failed build ends it (die). nvgpu's Module.symvers goes first: modpost of an external
+# module reruns when the kernel's symbols or the module's objects change, not when a
+# KBUILD_EXTRA_SYMBOLS file (nvidia-oot's exports) does.
+rebuild() {
+	rm -f "$ptree/drivers/gpu/nvgpu/Module.symvers"
+	( build_oot "$1.oot" && build_nvgpu "$ptree" "$1" GCAPS_SRC="$root" ) >/dev/null 2>&1
+}
 
 # mutation <name> <file> <sed expression>: <file> relative to the cache stage directory.
 mutation() {
