@@ -5,9 +5,10 @@
 # the repository (tests/citation-check.sh), nvgpu's host unit build stock and patched (both
 # Jetson lines), the backend contract suite's own check (tests/contract/check.sh), the VM
 # suite on the 6.12 debug kernel (host A) and on the 5.10 arm64 debug kernel (host B), the
-# gcaps tests with host B on 6.12, DKMS builds against 6.12 and 5.10, the harness self-test
-# (every case on 6.12; the detectors on both 5.10 kernels), the VM benchmarks' build (make
-# vm-bench runs them).
+# gcaps tests with host B on 6.12, DKMS builds against 6.12 and 5.10, NVIDIA's R36 nvgpu.ko
+# built out of tree with the series and loaded beside gcaps.ko (arm64 6.12), the harness
+# self-test (every case on 6.12; the detectors on the 5.10 kernels and the arm64 6.12 one), the
+# VM benchmarks' build (make vm-bench runs them).
 # Installs what it needs itself (Debian packages, bindgen-cli, rustup targets).
 # Ends with one line summing the test counts of cargo test and the VM tests.
 set -euo pipefail
@@ -103,14 +104,20 @@ step setup bash -c 'tests/vm/setup.sh && VM_ARCH=arm64 tests/vm/setup.sh debug51
 # kernel, run on 6.12). The suite runs once on 5.10: on x86_64 it would run the same C host, the
 # same tests and the same kernel version again; x86_64's build of host B against 5.10 is
 # checked by the DKMS step, and the C host runs on x86_64 in vm-test-host-c (6.12).
-lane_510() {
+# Then NVIDIA's R36 nvgpu.ko, stock and with the series, built out of tree against an arm64
+# 6.12 kernel (GCC, no Rust: gcaps.ko's C host) and loaded beside gcaps.ko in its VM, and the
+# detectors on that kernel.
+lane_arm64() {
   lane_step vm-test-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 tests/vm/run.sh || return 1
   lane_step vm-selftest-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 \
     SELFTEST_CASES="clean detectors" tests/vm/selftest.sh || return 1
   lane_step vm-selftest-510 env VM_KERNEL=debug510 SELFTEST_CASES="clean detectors" \
+    tests/vm/selftest.sh || return 1
+  lane_step nvgpu-oot tests/nvgpu-oot/run.sh || return 1
+  lane_step vm-selftest-oot env VM_ARCH=arm64 VM_KERNEL=oot SELFTEST_CASES="clean detectors" \
     tests/vm/selftest.sh
 }
-lane_start lane_510
+lane_start lane_arm64
 step fmt cargo fmt --all -- --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
 step cargo-test cargo test --workspace --locked
@@ -147,10 +154,10 @@ passed=0 failed=0
 while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
   sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/cargo-test.log"
   sed -nE 's/^install-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/install-test.log"
-  for l in vm-test vm-test-510-arm64 vm-test-host-c; do
+  for l in vm-test vm-test-510-arm64 vm-test-host-c nvgpu-oot; do
     sed -nE 's/^vm-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/$l.log"
   done
-  for l in vm-selftest vm-selftest-510 vm-selftest-510-arm64; do
+  for l in vm-selftest vm-selftest-510 vm-selftest-510-arm64 vm-selftest-oot; do
     sed -nE 's/^vm-selftest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/$l.log"
   done
   sed -nE 's/^nvgpu-test: [^ ]+ (gcaps scenarios|contract suite)( \(full profile\))?: ([0-9]+) passed, ([0-9]+) failed.*/\3 \4/p' "$LOGDIR/nvgpu-test.log"
