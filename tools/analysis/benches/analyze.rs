@@ -46,6 +46,7 @@ fn tasksets() -> Vec<Taskset> {
                     cpus: 4,
                     epsilon: 1_000_000,
                     epsilon_fast: None,
+                    epsilon_cpu: None,
                     theta: 200_000,
                     timeslice: 1_024_000,
                 },

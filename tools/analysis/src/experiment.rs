@@ -334,6 +334,7 @@ impl Default for Worker {
                     cpus: 1,
                     epsilon: 0,
                     epsilon_fast: None,
+                    epsilon_cpu: None,
                     theta: 0,
                     timeslice: 1,
                 },

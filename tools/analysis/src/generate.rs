@@ -44,8 +44,8 @@
 //! so the same seed gives the same taskset on any machine.
 
 use crate::model::{
-    eps_fast_ok, GpuSegment, Platform, Segment, Task, Taskset, Time, BOOST_PRIORITY, EPS_FAST_RULE,
-    MAX_BOOST_TASK_PRIORITY, MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
+    within_epsilon, GpuSegment, Platform, Segment, Task, Taskset, Time, BOOST_PRIORITY,
+    EPS_CPU_RULE, EPS_FAST_RULE, MAX_BOOST_TASK_PRIORITY, MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -105,6 +105,8 @@ pub struct GenParams {
     pub epsilon: Time,
     /// Bound of a non-submitting update (`None`: epsilon; D20).
     pub epsilon_fast: Option<Time>,
+    /// The on-CPU part of an update that submits (`None`: epsilon; D23).
+    pub epsilon_cpu: Option<Time>,
     /// TSG context-switch overhead theta.
     pub theta: Time,
     /// TSG time slice.
@@ -128,6 +130,7 @@ impl Default for GenParams {
             gm_share: Range::new(0.1, 0.3),
             epsilon: NS_PER_MS,
             epsilon_fast: None,
+            epsilon_cpu: None,
             theta: 200_000,
             timeslice: 1_024_000,
             best_effort_ratio: 0.0,
@@ -226,9 +229,14 @@ impl GenParams {
         if self.timeslice == 0 {
             return err("timeslice: the TSG time slice must be positive".into());
         }
-        if !eps_fast_ok(self.epsilon_fast, self.epsilon) {
+        if !within_epsilon(self.epsilon_fast, self.epsilon) {
             return err(format!(
                 "epsilon-fast-ms: must not exceed epsilon-ms ({EPS_FAST_RULE})"
+            ));
+        }
+        if !within_epsilon(self.epsilon_cpu, self.epsilon) {
+            return err(format!(
+                "epsilon-cpu-ms: must not exceed epsilon-ms ({EPS_CPU_RULE})"
             ));
         }
         check_ratio("best-effort-ratio", Range::fixed(self.best_effort_ratio))?;
@@ -371,6 +379,7 @@ fn platform(params: &GenParams) -> Platform {
         cpus: params.cpus,
         epsilon: params.epsilon,
         epsilon_fast: params.epsilon_fast,
+        epsilon_cpu: params.epsilon_cpu,
         theta: params.theta,
         timeslice: params.timeslice,
     }

@@ -48,13 +48,18 @@ pub fn gpu_priority_ok(p: i64) -> bool {
 }
 
 /// Why `epsilon_fast` may not exceed `epsilon` (D20), for the messages of
-/// [`eps_fast_ok`]'s callers.
+/// [`within_epsilon`]'s callers.
 pub const EPS_FAST_RULE: &str = "it bounds the updates that do not submit";
 
-/// Whether `epsilon_fast` (`None`: `epsilon`) is within `epsilon`: the one
-/// check of that rule, for the file's rules and the generator's parameters.
-pub fn eps_fast_ok(epsilon_fast: Option<Time>, epsilon: Time) -> bool {
-    epsilon_fast.is_none_or(|f| f <= epsilon)
+/// Why `epsilon_cpu` may not exceed `epsilon` (D23), for the messages of
+/// [`within_epsilon`]'s callers.
+pub const EPS_CPU_RULE: &str = "it is the part of an update spent on its caller's core";
+
+/// Whether a part of an update's bound (`epsilon_fast`, `epsilon_cpu`;
+/// `None`: `epsilon`) is within `epsilon`: the one check of those rules,
+/// for the file's rules and the generator's parameters.
+pub fn within_epsilon(part: Option<Time>, epsilon: Time) -> bool {
+    part.is_none_or(|f| f <= epsilon)
 }
 
 /// The platform: CPU count and the GPU scheduling overheads.
@@ -69,6 +74,12 @@ pub struct Platform {
     /// the end of a segment that is not running: the module's fast path,
     /// U2), at most `epsilon`; `None`: `epsilon` (D20).
     pub epsilon_fast: Option<Time>,
+    /// The on-CPU part of an update: the CPU time an update that submits
+    /// spends on its caller's core (decision, build, submit, the wake-ups
+    /// of its pending wait); the rest of its `epsilon` it sleeps in the
+    /// pending wait, still holding the runlist lock. At most `epsilon`;
+    /// `None`: `epsilon` (D23).
+    pub epsilon_cpu: Option<Time>,
     /// TSG context-switch overhead theta (Def. 1).
     pub theta: Time,
     /// TSG time slice L of the default round-robin driver.
@@ -80,6 +91,15 @@ impl Platform {
     /// `epsilon` (D20).
     pub fn eps_fast(&self) -> Time {
         self.epsilon_fast.unwrap_or(self.epsilon)
+    }
+
+    /// The CPU time of one update on its caller's core: `epsilon_cpu`
+    /// (else `epsilon`) for an update that submits, `epsilon_fast` for one
+    /// that cannot (it never sleeps), so the larger of the two (D23).
+    pub fn update_cpu(&self) -> Time {
+        self.epsilon_cpu
+            .unwrap_or(self.epsilon)
+            .max(self.eps_fast())
     }
 }
 

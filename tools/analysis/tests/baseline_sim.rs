@@ -268,6 +268,7 @@ fn random_taskset(rng: &mut ChaCha8Rng) -> Taskset {
             cpus: 2,
             epsilon: MS,
             epsilon_fast: None,
+            epsilon_cpu: None,
             theta: rng.gen_range(0..=1) * MS,
             timeslice: MS,
         },

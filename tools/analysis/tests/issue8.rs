@@ -369,6 +369,7 @@ fn d3_jittered_form_counts_end_lock_waits_for_cpu_only_tasks() {
             cpus: 2,
             epsilon: us(1000),
             epsilon_fast: None,
+            epsilon_cpu: None,
             theta: us(200),
             timeslice: us(1024),
         },

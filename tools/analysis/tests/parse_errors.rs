@@ -51,7 +51,7 @@ fn unknown_top_level_platform_and_gpu_keys_are_escaped() {
     let m =
         toml_err("[platform]\ncpus = 1\nepsilon = 0\ntheta = 0\ntimeslice = 1\n\"a\\nb\" = 1\n");
     assert_clean(&m);
-    assert_eq!(m, "t.toml: platform field 'a\\nb': unknown field (expected one of: cpus, epsilon, epsilon_fast, theta, timeslice)");
+    assert_eq!(m, "t.toml: platform field 'a\\nb': unknown field (expected one of: cpus, epsilon, epsilon_fast, epsilon_cpu, theta, timeslice)");
     let m = json_err(
         r#""task": [{"name": "a", "period": 10, "cpu": 0, "segments": [{"gpu": {"exec": 1, "misc": 0, "\r": 1}}]}]"#,
     );

@@ -60,6 +60,7 @@ fn arb_taskset() -> impl Strategy<Value = Taskset> {
                 cpus: 3,
                 epsilon: eps * 1000,
                 epsilon_fast: None,
+                epsilon_cpu: None,
                 theta: theta * 1000,
                 timeslice: 1_024_000,
             },

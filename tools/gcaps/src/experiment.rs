@@ -56,6 +56,11 @@ pub struct Args {
     /// docs/analysis.md), in milliseconds, at most epsilon (default: epsilon).
     #[arg(long, value_name = "MS")]
     pub epsilon_fast_ms: Option<f64>,
+    /// The on-CPU part of an update that submits (`epsilon_cpu`, D23 in
+    /// docs/analysis.md), in milliseconds, at most epsilon (default:
+    /// epsilon).
+    #[arg(long, value_name = "MS")]
+    pub epsilon_cpu_ms: Option<f64>,
 }
 
 /// Table 3 defaults with the overheads given on the command line.
@@ -67,6 +72,9 @@ fn base_params(args: &Args) -> Result<GenParams, String> {
     }
     if let Some(f) = args.epsilon_fast_ms {
         p.epsilon_fast = Some(ns("epsilon-fast-ms", f)?);
+    }
+    if let Some(c) = args.epsilon_cpu_ms {
+        p.epsilon_cpu = Some(ns("epsilon-cpu-ms", c)?);
     }
     p.validate().map_err(|e| e.to_string())?;
     Ok(p)

@@ -121,6 +121,11 @@ pub struct GenFlags {
     /// Default: epsilon (written to the file only when given).
     #[arg(long, allow_hyphen_values = true, value_name = "MS")]
     pub epsilon_fast_ms: Option<f64>,
+    /// The on-CPU part of an update that submits (the rest sleeps in the
+    /// pending wait), in milliseconds; at most epsilon. Default: epsilon
+    /// (written to the file only when given).
+    #[arg(long, allow_hyphen_values = true, value_name = "MS")]
+    pub epsilon_cpu_ms: Option<f64>,
     /// TSG context-switch overhead theta, in milliseconds.
     #[arg(
         long,
@@ -176,6 +181,10 @@ impl GenFlags {
             epsilon_fast: self
                 .epsilon_fast_ms
                 .map(|f| ms_to_ns("epsilon-fast-ms", f))
+                .transpose()?,
+            epsilon_cpu: self
+                .epsilon_cpu_ms
+                .map(|c| ms_to_ns("epsilon-cpu-ms", c))
                 .transpose()?,
             theta: ms_to_ns("theta-ms", self.theta_ms)?,
             timeslice: ms_to_ns("timeslice-ms", self.timeslice_ms)?,

@@ -66,7 +66,7 @@ fn boost_timing(b: BoostTimingArg) -> BoostTiming {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum PointsArg {
-    /// The six points of `gcaps_sim::soundness::points` (docs/simulator.md).
+    /// The points of `gcaps_sim::soundness::points` (docs/simulator.md).
     Default,
     /// GPU-heavy points (`stress_points`): many segments per core.
     Stress,
@@ -740,7 +740,7 @@ pub struct SoundnessArgs {
     /// gcaps-boost: when the boost moves inside the update.
     #[arg(long, value_enum, default_value = "at-end")]
     boost_timing: BoostTimingArg,
-    /// Parameter points: the default six, or the GPU-heavy stress points.
+    /// Parameter points: the default ones, the GPU-heavy stress points or six Fig. 8 points.
     #[arg(long, value_enum, default_value = "default")]
     points: PointsArg,
     /// Write each violation as a replayable taskset file into DIR.

@@ -16,9 +16,12 @@
 //! * **Updates (U1-U5).** The caller goes to the ceiling and requests the runlist lock; if it
 //!   is held it sleeps in the lock's queue (FIFO, U3; or CPU-priority order for the old
 //!   model). The holder makes the policy decision (the `gcaps-policy` crate) at once and
-//!   runs for epsilon on its core at the ceiling; at the end the submitted runlist (if the
-//!   eligible set changed) reaches the hardware, the lock passes to the next waiter, and the
-//!   caller returns to its own priority. Best-effort tasks never update (U5).
+//!   holds the lock for epsilon: on its core at the ceiling for `epsilon_cpu` of it, split
+//!   around a sleep in the pending wait for the rest as the scenario says (D23; an update
+//!   that cannot submit runs `epsilon_fast` on its core); at the end the submitted runlist
+//!   (if the eligible set changed) reaches the hardware, the lock passes to the next
+//!   waiter, and the caller returns to its own priority. Best-effort tasks never update
+//!   (U5).
 //! * **Holder boost (gcaps-boost, issue 20).** The owner of the running segment
 //!   (`Policy::running_rt()`) runs at `boost_prio`, between every task priority and the
 //!   ceiling; the update that changes the running segment moves the boost (by default at
@@ -201,8 +204,12 @@ enum Phase {
     Start,
     /// Runs a CPU step (`remaining`).
     Exec,
-    /// Holds the runlist lock at the ceiling (`remaining` of epsilon).
+    /// Holds the runlist lock at the ceiling (`remaining` of this part of the update's CPU
+    /// time).
     Hold,
+    /// Holds the runlist lock and sleeps in the pending wait (`remaining` of the sleep,
+    /// wall time), then holds it at the ceiling again for `update_tail` (D23).
+    UpdateSleep,
     /// Sleeps on the runlist lock.
     LockWait,
     /// Busy-waits for its GPU work (runnable).
@@ -240,6 +247,9 @@ struct TaskRt {
     client: Option<(ClientId, Segment)>,
     /// Eligible set decided by this task's update, applied when the update ends.
     pending_runlist: Option<Box<TsgSet<16>>>,
+    /// The sleep of the current update in the pending wait and the CPU time after it (D23).
+    update_sleep: Time,
+    update_tail: Time,
     // trace bookkeeping
     span: Option<(TaskState, Time)>,
 }
@@ -365,6 +375,8 @@ impl<'m> Sim<'m> {
                 update_rng: sc.update_rng(i),
                 client,
                 pending_runlist: None,
+                update_sleep: 0,
+                update_tail: 0,
                 span: None,
             });
         }
@@ -617,9 +629,11 @@ impl<'m> Sim<'m> {
         }
     }
 
-    /// Task `i` takes the runlist lock: the policy decision happens now, the update holds
-    /// the lock at the ceiling for epsilon if it submits (the decision changed) and for
-    /// `epsilon_fast` if it cannot (D20); with `Exec::Random` for a draw below that bound.
+    /// Task `i` takes the runlist lock: the policy decision happens now. An update that
+    /// submits (the decision changed) holds the lock for epsilon, `epsilon_cpu` of it on its
+    /// core at the ceiling and the rest asleep in the pending wait, the CPU time before and
+    /// after the sleep cut as the scenario's `update_cpu` says (D23); one that cannot submit
+    /// runs `epsilon_fast` on its core (D20). With `Exec::Random`, draws below those bounds.
     fn acquire(&mut self, i: usize) {
         self.lock_holder = Some(i);
         let mut bound = self.m.epsilon;
@@ -646,7 +660,46 @@ impl<'m> Sim<'m> {
         }
         self.set_phase(i, Phase::Hold);
         let tr = &mut self.t[i];
-        tr.remaining = scale(self.sc.exec, bound, &mut tr.update_rng);
+        let wall = scale(self.sc.exec, bound, &mut tr.update_rng);
+        let cpu = if tr.pending_runlist.is_some() {
+            wall.min(self.m.epsilon_cpu)
+        } else {
+            wall
+        };
+        let mut around = [0; 2];
+        cut(cpu, &mut around, self.sc.update_cpu, &mut tr.update_rng);
+        tr.remaining = around[0];
+        tr.update_sleep = wall - cpu;
+        tr.update_tail = around[1];
+    }
+
+    /// The CPU time before the sleep of task `i`'s update has run: it sleeps in the pending
+    /// wait (holding the lock), or, with nothing left, ends its update.
+    fn update_cpu_done(&mut self, i: usize) {
+        let tr = &mut self.t[i];
+        if tr.update_sleep > 0 {
+            tr.remaining = std::mem::take(&mut tr.update_sleep);
+            self.set_phase(i, Phase::UpdateSleep);
+        } else if tr.update_tail > 0 {
+            tr.remaining = std::mem::take(&mut tr.update_tail);
+        } else {
+            self.release_lock(i);
+        }
+    }
+
+    /// Updates whose sleep in the pending wait ended at `now`: back on their cores at the
+    /// ceiling for the rest of their CPU time.
+    fn update_wakeups(&mut self) -> bool {
+        let mut any = false;
+        for i in 0..self.t.len() {
+            if self.t[i].phase == Phase::UpdateSleep && self.t[i].remaining == 0 {
+                any = true;
+                self.events += 1;
+                self.t[i].remaining = std::mem::take(&mut self.t[i].update_tail);
+                self.set_phase(i, Phase::Hold);
+            }
+        }
+        any
     }
 
     /// The update of task `i` ends: runlist to the hardware (and the boost, U8), lock to
@@ -872,7 +925,7 @@ impl<'m> Sim<'m> {
                 Phase::Hold => {
                     any = true;
                     self.events += 1;
-                    self.release_lock(i);
+                    self.update_cpu_done(i);
                 }
                 _ => {}
             }
@@ -1001,6 +1054,7 @@ impl<'m> Sim<'m> {
             let st = match self.t[i].phase {
                 Phase::Idle => None,
                 Phase::LockWait => Some(TaskState::LockWait),
+                Phase::UpdateSleep => Some(TaskState::UpdateSleep),
                 Phase::Suspended => Some(TaskState::GpuWait),
                 _ if on_core => Some(TaskState::Running),
                 _ => Some(TaskState::Preempted),
@@ -1029,6 +1083,7 @@ impl<'m> Sim<'m> {
             loop {
                 let mut any = self.gpu_events();
                 any |= self.cpu_completions();
+                any |= self.update_wakeups();
                 any |= self.releases();
                 any |= self.dispatch();
                 self.gpu_kick();
@@ -1051,6 +1106,11 @@ impl<'m> Sim<'m> {
                     next = next.min(self.now + self.t[r].remaining);
                 }
             }
+            for t in &self.t {
+                if t.phase == Phase::UpdateSleep {
+                    next = next.min(self.now + t.remaining);
+                }
+            }
             if next == Time::MAX || next > self.stop {
                 break;
             }
@@ -1061,6 +1121,11 @@ impl<'m> Sim<'m> {
                     if matches!(self.t[r].phase, Phase::Exec | Phase::Hold) {
                         self.t[r].remaining -= dt;
                     }
+                }
+            }
+            for t in &mut self.t {
+                if t.phase == Phase::UpdateSleep {
+                    t.remaining -= dt;
                 }
             }
             if let GpuState::Running { tsg, .. } = self.gpu.state {

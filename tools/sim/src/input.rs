@@ -35,6 +35,8 @@ pub struct SimSection {
     pub exec: Option<Exec>,
     /// G^m placement.
     pub misc: Option<MiscSplit>,
+    /// The CPU part of an update around its sleep (D23).
+    pub update_cpu: Option<MiscSplit>,
     /// G^e pieces.
     pub pieces: Option<PieceSplit>,
     /// Sporadic delay (thousandths of T).
@@ -95,6 +97,31 @@ fn word<'a>(v: &'a Value, origin: &str, field: &str, allowed: &[&str]) -> Result
     }
 }
 
+/// The words of a [`MiscSplit`], in its order.
+const SPLITS: [(&str, MiscSplit); 4] = [
+    ("before", MiscSplit::Before),
+    ("after", MiscSplit::After),
+    ("even", MiscSplit::Even),
+    ("random", MiscSplit::Random),
+];
+
+fn split(v: &Value, origin: &str, field: &str) -> Result<MiscSplit, String> {
+    let w = word(v, origin, field, &SPLITS.map(|(w, _)| w))?;
+    Ok(SPLITS
+        .iter()
+        .find(|(x, _)| *x == w)
+        .expect("word checked")
+        .1)
+}
+
+fn split_word(s: MiscSplit) -> &'static str {
+    SPLITS
+        .iter()
+        .find(|(_, x)| *x == s)
+        .expect("every split has a word")
+        .0
+}
+
 fn uint(v: &Value, origin: &str, field: &str, max: u64) -> Result<u64, String> {
     match v.as_u64() {
         Some(x) if x <= max => Ok(x),
@@ -124,16 +151,8 @@ fn section(v: &Value, origin: &str) -> Result<SimSection, String> {
                 })
             }
             "exec_min" => s.exec_min = Some(uint(v, origin, k, 1000)? as u32),
-            "misc" => {
-                s.misc = Some(
-                    match word(v, origin, k, &["before", "after", "even", "random"])? {
-                        "before" => MiscSplit::Before,
-                        "after" => MiscSplit::After,
-                        "even" => MiscSplit::Even,
-                        _ => MiscSplit::Random,
-                    },
-                )
-            }
+            "misc" => s.misc = Some(split(v, origin, k)?),
+            "update_cpu" => s.update_cpu = Some(split(v, origin, k)?),
             "pieces" => {
                 s.pieces = Some(match word(v, origin, k, &["even", "random"])? {
                     "even" => PieceSplit::Even,
@@ -170,7 +189,7 @@ fn section(v: &Value, origin: &str) -> Result<SimSection, String> {
                 return Err(err(
                     origin,
                     other,
-                    "unknown field (expected one of: horizon, seed, exec, exec_min, misc, pieces, sporadic, offsets, releases)",
+                    "unknown field (expected one of: horizon, seed, exec, exec_min, misc, update_cpu, pieces, sporadic, offsets, releases)",
                 ))
             }
         }
@@ -261,6 +280,9 @@ impl SimSection {
         if let Some(m) = self.misc {
             sc.misc = m;
         }
+        if let Some(u) = self.update_cpu {
+            sc.update_cpu = u;
+        }
         if let Some(p) = self.pieces {
             sc.pieces = p;
         }
@@ -292,15 +314,8 @@ pub fn scenario_toml(model: &SimModel, sc: &Scenario, horizon: Time) -> String {
             s += &format!("exec = \"random\"\nexec_min = {min_permille}\n")
         }
     }
-    s += &format!(
-        "misc = \"{}\"\n",
-        match sc.misc {
-            MiscSplit::Before => "before",
-            MiscSplit::After => "after",
-            MiscSplit::Even => "even",
-            MiscSplit::Random => "random",
-        }
-    );
+    s += &format!("misc = \"{}\"\n", split_word(sc.misc));
+    s += &format!("update_cpu = \"{}\"\n", split_word(sc.update_cpu));
     s += &format!(
         "pieces = \"{}\"\n",
         if sc.pieces == PieceSplit::Even {

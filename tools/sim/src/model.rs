@@ -76,6 +76,10 @@ pub struct SimModel {
     /// Bound of an update that cannot submit (D20; `epsilon` unless the file sets
     /// `epsilon_fast`).
     pub epsilon_fast: Time,
+    /// The on-CPU part of an update that submits (D23; `epsilon` unless the file sets
+    /// `epsilon_cpu`): the rest of its epsilon the updater sleeps in the pending wait,
+    /// holding the lock.
+    pub epsilon_cpu: Time,
     /// TSG context-switch overhead theta.
     pub theta: Time,
     /// TSG time slice L.
@@ -127,6 +131,7 @@ impl SimModel {
             cpus: ts.platform.cpus,
             epsilon: ts.platform.epsilon,
             epsilon_fast: ts.platform.eps_fast(),
+            epsilon_cpu: ts.platform.epsilon_cpu.unwrap_or(ts.platform.epsilon),
             theta: ts.platform.theta,
             timeslice: ts.platform.timeslice.max(1),
             tasks,

@@ -77,6 +77,7 @@ pub fn render(model: &SimModel, tr: &Trace) -> String {
             TaskState::Running => "running",
             TaskState::Preempted => "preempted",
             TaskState::LockWait => "lock wait",
+            TaskState::UpdateSleep => "update sleep",
             TaskState::GpuWait => "gpu wait",
         };
         ev.push(complete(sp.task + 1, 1, name, sp.start, sp.end, "{}"));

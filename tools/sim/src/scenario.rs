@@ -59,6 +59,10 @@ pub struct Scenario {
     pub misc: MiscSplit,
     /// G^e pieces.
     pub pieces: PieceSplit,
+    /// Where the on-CPU part of an update that submits lies around its sleep in the
+    /// pending wait (D23): all before it, all after it, half each, or a random cut. No
+    /// effect when `epsilon_cpu` is epsilon (the update never sleeps).
+    pub update_cpu: MiscSplit,
     /// Explicit release times per task (`None`: offset + periodic/sporadic). A task with an
     /// explicit list is released exactly at those times (sorted) and never otherwise.
     pub releases: Vec<Option<Vec<Time>>>,
@@ -75,6 +79,7 @@ impl Scenario {
             exec: Exec::Wcet,
             misc: MiscSplit::Before,
             pieces: PieceSplit::Even,
+            update_cpu: MiscSplit::Before,
             releases: vec![None; n_tasks],
         }
     }
@@ -94,6 +99,7 @@ impl Scenario {
             exec: Exec::Random { min_permille: 500 },
             misc: MiscSplit::Random,
             pieces: PieceSplit::Random,
+            update_cpu: MiscSplit::Random,
             releases: vec![None; model.tasks.len()],
         }
     }

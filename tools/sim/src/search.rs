@@ -104,7 +104,8 @@ fn fixed(model: &SimModel) -> Vec<Scenario> {
 }
 
 /// A neighbour of `sc`: one to three tasks get a new offset (fresh or shifted), and with
-/// some probability the G^m placement or the execution-time choice changes.
+/// some probability the G^m placement, the CPU part of the updates around their sleep or
+/// the execution-time choice changes.
 fn mutate(model: &SimModel, sc: &Scenario, rng: &mut ChaCha8Rng) -> Scenario {
     let mut s = sc.clone();
     let n = model.tasks.len();
@@ -123,13 +124,17 @@ fn mutate(model: &SimModel, sc: &Scenario, rng: &mut ChaCha8Rng) -> Scenario {
             }
         };
     }
+    let split = |rng: &mut ChaCha8Rng| match rng.gen_range(0..4) {
+        0 => MiscSplit::Before,
+        1 => MiscSplit::After,
+        2 => MiscSplit::Even,
+        _ => MiscSplit::Random,
+    };
     if rng.gen_range(0..4) == 0 {
-        s.misc = match rng.gen_range(0..4) {
-            0 => MiscSplit::Before,
-            1 => MiscSplit::After,
-            2 => MiscSplit::Even,
-            _ => MiscSplit::Random,
-        };
+        s.misc = split(rng);
+    }
+    if rng.gen_range(0..4) == 0 {
+        s.update_cpu = split(rng);
     }
     if rng.gen_range(0..6) == 0 {
         s.exec = if s.exec == Exec::Wcet {

@@ -110,7 +110,8 @@ pub struct Point {
 /// The parameter points: small tasksets (2-4 cores, 2-4 tasks per core) at low to medium
 /// utilisation, so that the analysis accepts many of them under every pair and a run takes
 /// well under a millisecond; two with best-effort tasks, one with epsilon = 0, one with a
-/// small epsilon and theta, one at Table 3's shape with 0.3 utilisation per core.
+/// small epsilon and theta, three at Table 3's shape with 0.3 utilisation per core (one with
+/// updates that sleep for all but 50 us of their epsilon, D23).
 pub fn points() -> Vec<Point> {
     let base = GenParams {
         cpus: 2,
@@ -163,6 +164,14 @@ pub fn points() -> Vec<Point> {
         name: "table3-u0.3-fast",
         params: GenParams {
             epsilon_fast: Some(50_000),
+            ..table3.clone()
+        },
+    });
+    v.push(Point {
+        name: "table3-u0.3-sleep",
+        params: GenParams {
+            epsilon_fast: Some(50_000),
+            epsilon_cpu: Some(50_000),
             ..table3.clone()
         },
     });
@@ -220,6 +229,14 @@ pub fn stress_points() -> Vec<Point> {
             name: "gpu-all-2cpu-fast",
             params: GenParams {
                 epsilon_fast: Some(10_000),
+                ..base.clone()
+            },
+        },
+        Point {
+            name: "gpu-all-2cpu-sleep",
+            params: GenParams {
+                epsilon_fast: Some(10_000),
+                epsilon_cpu: Some(20_000),
                 ..base.clone()
             },
         },

@@ -63,6 +63,8 @@ pub enum TaskState {
     Preempted,
     /// Sleeping on the runlist lock.
     LockWait,
+    /// Holding the runlist lock, asleep in its update's pending wait (D23).
+    UpdateSleep,
     /// Waiting for its GPU work (suspended; busy-waiting shows as `Running`/`Preempted`).
     GpuWait,
 }

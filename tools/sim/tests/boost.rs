@@ -48,6 +48,7 @@ fn model(cpus: u32, tasks: Vec<SimTask>) -> SimModel {
         cpus,
         epsilon: 10 * U,
         epsilon_fast: 10 * U,
+        epsilon_cpu: 10 * U,
         theta: 0,
         timeslice: 1_000 * U,
         tasks,

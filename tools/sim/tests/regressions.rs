@@ -164,6 +164,7 @@ fn example2_swapped_gpu_priorities_miss() {
     assert!(tr.gpu.iter().any(|s| s.end == 46 * MS) && tr.gpu.iter().any(|s| s.start == 81 * MS));
     // The same releases with epsilon = 1 ms: 203 ms.
     model.epsilon = MS;
+    model.epsilon_cpu = MS;
     let r = run(
         &model,
         &Config::new(GpuPolicy::Gcaps, WaitMode::Suspend, 200 * MS),
@@ -182,6 +183,7 @@ fn example2_swapped_gpu_priorities_miss() {
     let r = run(&model, &cfg, &sc).expect("runs");
     assert_eq!(r.tasks[2].max, 153 * MS);
     model.epsilon = 0;
+    model.epsilon_cpu = 0;
     cfg.record = true;
     let r = run(&model, &cfg, &sc).expect("runs");
     assert_eq!(r.tasks[2].max, 141 * MS);

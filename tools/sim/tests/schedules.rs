@@ -39,6 +39,7 @@ fn model(cpus: u32, eps: u64, theta: u64, slice: u64, tasks: Vec<SimTask>) -> Si
         cpus,
         epsilon: eps * U,
         epsilon_fast: eps * U,
+        epsilon_cpu: eps * U,
         theta: theta * U,
         timeslice: slice * U,
         tasks,
@@ -497,5 +498,56 @@ fn an_update_that_cannot_submit_holds_the_lock_for_epsilon_fast() {
             m.epsilon_fast = m.epsilon;
             assert_eq!(resp(&m, policy, mode, &[0, 1]), vec![300, 590]);
         }
+    }
+}
+
+/// An update that submits runs `epsilon_cpu` of its epsilon on its core and sleeps in the
+/// pending wait for the rest, holding the lock (D23); where the CPU part lies around the
+/// sleep is the scenario's `update_cpu`. epsilon = 10, epsilon_cpu = 2, theta 0, one core.
+/// L (prio 5, G^e 5) at 0: begin update, submits {L}; H (prio 9, CPU 4) at 1.
+/// `before`: L on its core 0-2 (H waits for the ceiling), asleep 2-10: H runs 2-6 (its
+/// response 5). L's runlist at 10, GPU 10-15, end update 15-25: L's response 25.
+/// `after`: L asleep 0-8, on its core 8-10: H runs 1-5 (4). `even`: on its core 0-1,
+/// asleep 1-9, 9-10: H 1-5 (4). L 25 in both.
+/// With epsilon_cpu = epsilon, L's update keeps the core 0-10 and H runs 10-14 (13): L
+/// submits its GPU work at 14, GPU 14-19, end update 19-29 (29). Under gcaps-boost L is
+/// boosted from its runlist at 10 and submits at once: GPU 10-15, end update 15-25 (25);
+/// self-suspending, H runs 10-14 (13); busy-waiting, L spins boosted until its end update
+/// ends at 25: H 25-29 (28), and L returns from its end call after H (29).
+#[test]
+fn an_update_sleeps_for_all_but_epsilon_cpu_of_it() {
+    let mut m = model(
+        1,
+        10,
+        0,
+        1_000,
+        vec![
+            task("L", 0, Some(5), vec![gpu(0, 5, 1)]),
+            task("H", 0, Some(9), vec![cpu(4)]),
+        ],
+    );
+    let run = |m: &SimModel, policy, mode, split| {
+        let mut sc = Scenario::synchronous(m.tasks.len());
+        sc.update_cpu = split;
+        sc.releases = vec![Some(vec![0]), Some(vec![U])];
+        responses(&run(m, &Config::new(policy, mode, 1_000 * U), &sc).expect("runs"))
+    };
+    for (policy, mode) in [
+        (GpuPolicy::Gcaps, WaitMode::Busy),
+        (GpuPolicy::Gcaps, WaitMode::Suspend),
+        (GpuPolicy::GcapsBoost, WaitMode::Busy),
+        (GpuPolicy::GcapsBoost, WaitMode::Suspend),
+    ] {
+        m.epsilon_cpu = 2 * U;
+        assert_eq!(run(&m, policy, mode, MiscSplit::Before), vec![250, 50]);
+        assert_eq!(run(&m, policy, mode, MiscSplit::After), vec![250, 40]);
+        assert_eq!(run(&m, policy, mode, MiscSplit::Even), vec![250, 40]);
+        m.epsilon_cpu = m.epsilon;
+        let want = match (policy, mode) {
+            (GpuPolicy::GcapsBoost, WaitMode::Busy) => vec![290, 280],
+            (GpuPolicy::GcapsBoost, WaitMode::Suspend) => vec![250, 130],
+            _ => vec![290, 130],
+        };
+        assert_eq!(run(&m, policy, mode, MiscSplit::Before), want);
     }
 }

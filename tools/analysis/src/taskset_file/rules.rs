@@ -4,8 +4,9 @@
 use super::error::{file_err, Scope, ValidationError};
 use super::write::ms_string;
 use crate::model::{
-    cpu_priority_ok, eps_fast_ok, gpu_priority_ok, Segment, Taskset, Time, EPS_FAST_RULE,
-    MAX_GPU_PRIORITY, MAX_PRIORITY, MAX_SUBMISSIONS, MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
+    cpu_priority_ok, gpu_priority_ok, within_epsilon, Segment, Taskset, Time, EPS_CPU_RULE,
+    EPS_FAST_RULE, MAX_GPU_PRIORITY, MAX_PRIORITY, MAX_SUBMISSIONS, MIN_PRIORITY, NS_PER_MS,
+    UPDATE_CEILING,
 };
 use std::collections::HashMap;
 
@@ -36,6 +37,7 @@ pub fn validate(ts: &Taskset) -> Result<(), ValidationError> {
     for (f, v) in [
         ("epsilon", ts.platform.epsilon),
         ("epsilon_fast", ts.platform.eps_fast()),
+        ("epsilon_cpu", ts.platform.epsilon_cpu.unwrap_or(0)),
         ("theta", ts.platform.theta),
         ("timeslice", ts.platform.timeslice),
     ] {
@@ -43,14 +45,19 @@ pub fn validate(ts: &Taskset) -> Result<(), ValidationError> {
             return Err(p.err(f, "absurdly large"));
         }
     }
-    if !eps_fast_ok(ts.platform.epsilon_fast, ts.platform.epsilon) {
-        return Err(p.err(
-            "epsilon_fast",
-            format!(
-                "must not exceed epsilon ({} ms): {EPS_FAST_RULE}",
-                ms_string(ts.platform.epsilon)
-            ),
-        ));
+    for (f, part, rule) in [
+        ("epsilon_fast", ts.platform.epsilon_fast, EPS_FAST_RULE),
+        ("epsilon_cpu", ts.platform.epsilon_cpu, EPS_CPU_RULE),
+    ] {
+        if !within_epsilon(part, ts.platform.epsilon) {
+            return Err(p.err(
+                f,
+                format!(
+                    "must not exceed epsilon ({} ms): {rule}",
+                    ms_string(ts.platform.epsilon)
+                ),
+            ));
+        }
     }
     if ts.tasks.is_empty() {
         return Err(file_err("empty taskset: no [[task]] entries"));

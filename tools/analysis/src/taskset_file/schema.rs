@@ -173,7 +173,14 @@ pub(super) fn from_tree(tree: &Value) -> Result<Taskset, ValidationError> {
     })?;
     check_fields(
         pobj,
-        &["cpus", "epsilon", "epsilon_fast", "theta", "timeslice"],
+        &[
+            "cpus",
+            "epsilon",
+            "epsilon_fast",
+            "epsilon_cpu",
+            "theta",
+            "timeslice",
+        ],
         &pscope,
         "",
     )?;
@@ -190,6 +197,7 @@ pub(super) fn from_tree(tree: &Value) -> Result<Taskset, ValidationError> {
             "epsilon",
         )?,
         epsilon_fast: time_field(pobj, "epsilon_fast", true, &pscope, "")?,
+        epsilon_cpu: time_field(pobj, "epsilon_cpu", true, &pscope, "")?,
         theta: required(
             time_field(pobj, "theta", true, &pscope, "")?,
             &pscope,

@@ -54,6 +54,9 @@ pub fn to_toml(ts: &Taskset) -> String {
     if let Some(f) = p.epsilon_fast {
         let _ = writeln!(out, "epsilon_fast = {}", ms_string(f));
     }
+    if let Some(c) = p.epsilon_cpu {
+        let _ = writeln!(out, "epsilon_cpu = {}", ms_string(c));
+    }
     let _ = writeln!(out, "theta = {}", ms_string(p.theta));
     let _ = writeln!(out, "timeslice = {}", ms_string(p.timeslice));
     for t in &ts.tasks {
@@ -92,10 +95,11 @@ pub fn to_json(ts: &Taskset) -> String {
     let p = &ts.platform;
     let mut out = String::new();
     out.push_str(&format!(
-        "{{\n  \"platform\": {{\"cpus\": {}, \"epsilon\": {}{}, \"theta\": {}, \"timeslice\": {}}},\n  \"task\": [",
+        "{{\n  \"platform\": {{\"cpus\": {}, \"epsilon\": {}{}{}, \"theta\": {}, \"timeslice\": {}}},\n  \"task\": [",
         p.cpus,
         ms_string(p.epsilon),
         p.epsilon_fast.map_or(String::new(), |f| format!(", \"epsilon_fast\": {}", ms_string(f))),
+        p.epsilon_cpu.map_or(String::new(), |c| format!(", \"epsilon_cpu\": {}", ms_string(c))),
         ms_string(p.theta),
         ms_string(p.timeslice)
     ));

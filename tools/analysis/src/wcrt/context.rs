@@ -15,6 +15,9 @@ pub(crate) struct Ctx {
     /// Bound of an update that cannot submit (D20): `epsilon_fast`, else
     /// epsilon.
     pub eps_fast: Time,
+    /// The CPU time of one update on its caller's core (D23): the larger
+    /// of `epsilon_cpu` (else epsilon) and `eps_fast`.
+    pub eps_cpu: Time,
     pub theta: Time,
     pub slice: Time,
     /// Number of GPU-using processes, including best-effort ones.
@@ -56,6 +59,7 @@ impl Ctx {
             p,
             eps: ts.platform.epsilon,
             eps_fast: ts.platform.eps_fast(),
+            eps_cpu: ts.platform.update_cpu(),
             theta: ts.platform.theta,
             slice,
             n_gpu,

@@ -142,21 +142,24 @@ pub(super) fn build(
 /// each has at most one request outstanding, and can only issue one while
 /// tau_i is not ready, so it preempts tau_i at the ceiling at most once per
 /// ready interval: after the release, after each of tau_i's lock requests,
-/// and in suspend mode after each GPU wait (one per submission, U7). In the
-/// intervals that start with tau_i's segment open (after a begin request,
-/// after a GPU wait) a lower updater cannot submit: eps_fast (D20). Each
-/// lower updater's charge is also capped by its updates in tau_i's window
-/// (D21). Returns the part without a window.
+/// and in suspend mode after each GPU wait (one per submission, U7). What
+/// blocks tau_i is the update's CPU time on the core, eps_cpu (D23): the
+/// rest of the update sleeps in the pending wait, and tau_i runs then. In
+/// the intervals that start with tau_i's segment open (after a begin
+/// request, after a GPU wait) a lower updater cannot submit: eps_fast
+/// (D20). Each lower updater's charge is also capped by its updates' CPU
+/// time in tau_i's window (D21). Returns the part without a window.
 fn ceiling_blocking(ctx: &Ctx, view: &View, i: usize, terms: &mut Vec<Term>) -> Time {
     let pi = &ctx.p[i];
     let closed_intervals = 1 + pi.eta;
     let per_lower = closed_intervals
-        .saturating_mul(ctx.eps)
+        .saturating_mul(ctx.eps_cpu)
         .saturating_add(open_restarts(ctx, i).saturating_mul(ctx.eps_fast));
     let mut fixed: Time = 0;
     for (x, px) in ctx.p.iter().enumerate() {
         if px.rt && px.gpu() && px.cpu == pi.cpu && px.prio < pi.prio {
-            fixed = fixed.saturating_add(updates_capped(ctx, view, x, per_lower, terms));
+            let cost = (ctx.eps_cpu, per_lower);
+            fixed = fixed.saturating_add(updates_capped(ctx, view, x, cost, terms));
         }
     }
     fixed
@@ -267,7 +270,7 @@ fn own_lock_waits(
         .saturating_add(ctx.eps_fast)
         .saturating_mul(ctx.p[i].eta);
     queued.iter().fold(0, |acc: Time, &x| {
-        acc.saturating_add(updates_capped(ctx, view, x, per_queued, terms))
+        acc.saturating_add(updates_capped(ctx, view, x, (ctx.eps, per_queued), terms))
     })
 }
 
@@ -334,17 +337,24 @@ fn hpp_terms(
 /// D21: the delay of tau_i by the updates of task `x` (lock waits behind
 /// them, D13, or their ceiling preemptions, D14) is at most `per_job` per
 /// job of tau_i, and never more than x's updates in tau_i's window: `2
-/// eta_x` of at most eps each per job of x, all inside x's response
-/// window (jitter `R_x - 2 eta_x eps`). Pushes the capped term and
-/// returns 0 when `R_x` is at hand without an assumption (an earlier task,
-/// the least fixed point of D11, the Audsley tests); otherwise returns
-/// `per_job`.
-fn updates_capped(ctx: &Ctx, view: &View, x: usize, per_job: Time, terms: &mut Vec<Term>) -> Time {
+/// eta_x` of at most `per_update` each per job of x (eps for a lock wait,
+/// the update's CPU time eps_cpu for a preemption, D23), all inside x's
+/// response window (jitter `R_x - 2 eta_x per_update`). Pushes the capped
+/// term and returns 0 when `R_x` is at hand without an assumption (an
+/// earlier task, the least fixed point of D11, the Audsley tests);
+/// otherwise returns `per_job`.
+fn updates_capped(
+    ctx: &Ctx,
+    view: &View,
+    x: usize,
+    (per_update, per_job): (Time, Time),
+    terms: &mut Vec<Term>,
+) -> Time {
     let px = &ctx.p[x];
     let Some(r) = view.resp_if_known(ctx, x) else {
         return per_job;
     };
-    let mut t = term(px.period, r, ctx.eps.saturating_mul(2 * px.eta), true);
+    let mut t = term(px.period, r, per_update.saturating_mul(2 * px.eta), true);
     t.cap = Some(per_job);
     terms.push(t);
     0
@@ -352,11 +362,12 @@ fn updates_capped(ctx: &Ctx, view: &View, x: usize, per_job: Time, terms: &mut V
 
 /// gcaps-boost: the CPU time on its core of one segment of `l` that runs
 /// boosted (D18): busy-waiting, the whole segment `G^m + G^e` (it spins at
-/// the boost priority) and its end update; self-suspending, its `G^m` and
-/// its end update. Returns (longest segment, sum per job).
+/// the boost priority) and its end update's CPU time; self-suspending, its
+/// `G^m` and its end update's CPU time (eps_cpu, D23: the update sleeps
+/// for the rest). Returns (longest segment, sum per job).
 fn boosted_cpu(ctx: &Ctx, l: usize) -> (Time, Time) {
     let pl = &ctx.p[l];
-    let eps = ctx.eps;
+    let eps = ctx.eps_cpu;
     let (one, all) = match ctx.mode {
         WaitMode::Busy => (pl.seg_max, pl.gm.saturating_add(pl.ge)),
         WaitMode::Suspend => (pl.gm_max, pl.gm),

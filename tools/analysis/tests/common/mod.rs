@@ -47,6 +47,7 @@ pub fn taskset(cpus: u32, eps: f64, theta: f64, l: f64, tasks: Vec<Task>) -> Tas
             cpus,
             epsilon: ms(eps),
             epsilon_fast: None,
+            epsilon_cpu: None,
             theta: ms(theta),
             timeslice: ms(l),
         },
