@@ -65,7 +65,7 @@ lane_step() { # lane_step NAME COMMAND...: a step of the second lane
   local t0=$SECONDS
   echo "$name" >>"$LOGDIR/lane.steps"
   if ! "$@" >"$LOGDIR/$name.log" 2>&1; then
-    echo "$t0" >"$LOGDIR/$name.failed"
+    echo "$((SECONDS - t0))" >"$LOGDIR/$name.failed"
     return 1
   fi
   echo "$name $((SECONDS - t0)) s" >>"$LOGDIR/times.txt"
@@ -84,7 +84,8 @@ lane_join() { # waits for the lane and prints its steps' output; a failed step f
     echo "==> $name (second lane):"
     cat "$LOGDIR/$name.log"
     if [ -f "$LOGDIR/$name.failed" ]; then
-      failed "$name" "$(cat "$LOGDIR/$name.failed")"
+      # its time until it failed, not until the lane was joined
+      failed "$name" "$((SECONDS - $(cat "$LOGDIR/$name.failed")))"
       exit 1
     fi
   done <"$LOGDIR/lane.steps"

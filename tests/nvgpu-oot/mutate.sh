@@ -51,9 +51,11 @@ mutation() {
 mutation S1-static-reference nvgpu/drivers/gpu/nvgpu/os/linux/gcaps_linux.c \
 	'0,/reg = symbol_get(gcaps_backend_register);/s//reg = gcaps_backend_register;/'
 # X1: a symbol nvgpu.ko uses loses its export in the nvidia-oot module that defines it.
-sym=$(llvm-nm-14 -u "$ko_gcaps" | awk '{print $2}' | grep -E '^nvmap_' | head -n 1)
+undef=$(llvm-nm-14 -u "$ko_gcaps")
+sym=$(awk '$2 ~ /^nvmap_/ { print $2; exit }' <<<"$undef")
 [[ -n "$sym" ]] || die "nvgpu.ko uses no nvmap_* symbol"
-exp=$(grep -rlE "^EXPORT_SYMBOL(_GPL)?\($sym\);" "$oot/drivers/video/tegra/nvmap" | head -n 1)
+exp=$(grep -rlE "^EXPORT_SYMBOL(_GPL)?\($sym\);" "$oot/drivers/video/tegra/nvmap" || true)
+exp=${exp%%$'\n'*}
 [[ -n "$exp" ]] || die "no EXPORT_SYMBOL($sym) in nvmap"
 mutation "X1-missing-export-$sym" "nvidia-oot/${exp#"$oot"/}" "/^EXPORT_SYMBOL\(_GPL\)\?($sym);/d"
 

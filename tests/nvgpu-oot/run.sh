@@ -21,7 +21,7 @@ esac
 "$VM_DIR/build-modules.sh" oot "$mods"
 # nvgpu.ko binds with symbol_get(gcaps_backend_register): gcaps.ko must export it (either host:
 # the export is the C glue's, module/gcaps/backend.c).
-llvm-nm-14 "$mods/gcaps.ko" | grep -q ' __ksymtab_gcaps_backend_register$' ||
+ko_has_symbol "$mods/gcaps.ko" ' __ksymtab_gcaps_backend_register$' ||
   die "gcaps.ko ($(gcaps_ko_host "$mods/gcaps.ko") host) does not export gcaps_backend_register"
 echo "nvgpu-oot: gcaps.ko: host $(gcaps_ko_host "$mods/gcaps.ko"), exports gcaps_backend_register"
 cp "$mods.nv"/*.ko "$mods/"

@@ -161,11 +161,14 @@ kernel_build_dir() { echo "$KCACHE/build-$(kernel_build_name "$1")-$(kernel_key 
 # gcaps.ko's host for a kernel build dir, as module/gcaps/Kbuild picks it by default: rust
 # (host A) with CONFIG_RUST, c (host B) without.
 kernel_gcaps_host() { if grep -qx 'CONFIG_RUST=y' "$1/.config"; then echo rust; else echo c; fi; }
-# The host a built (uncompressed) gcaps.ko has: only host B's freestanding object defines
-# gcaps_rust_load. The symbols go into a variable first: `nm | grep -q` fails under pipefail
-# when grep exits before nm has written everything. llvm-nm reads every architecture.
-gcaps_ko_host() {
+# ko_has_symbol KO REGEX: whether a line of llvm-nm's listing of the module KO matches REGEX
+# (llvm-nm reads every architecture). The listing goes into a variable first: `nm | grep -q`
+# fails by chance under pipefail, when grep exits before nm has written everything.
+ko_has_symbol() {
   local syms
   syms=$(llvm-nm-14 "$1") || die "llvm-nm-14 cannot read $1"
-  if grep -q ' T gcaps_rust_load$' <<<"$syms"; then echo c; else echo rust; fi
+  grep -q "$2" <<<"$syms"
 }
+# The host a built (uncompressed) gcaps.ko has: only host B's freestanding object defines
+# gcaps_rust_load.
+gcaps_ko_host() { if ko_has_symbol "$1" ' T gcaps_rust_load$'; then echo c; else echo rust; fi; }
