@@ -147,6 +147,17 @@ fn epsilon_fast_and_gpu_priority_bounds() {
         m,
         "t.toml: platform field 'epsilon_fast': must not exceed epsilon (1.0 ms): it bounds the updates that do not submit"
     );
+    // epsilon_cpu: the same rule, its own reason; written back exactly.
+    let cpu = file("1.0", "10").replace("theta = 0.0", "epsilon_cpu = 0.05\ntheta = 0.0");
+    let ts = parse_taskset(&cpu, "t.toml", Format::Toml).expect("epsilon_cpu 0.05 is valid");
+    assert_eq!(ts.platform.epsilon_cpu, Some(50_000));
+    let back = gcaps_analysis::taskset_file::to_json(&ts);
+    assert_eq!(parse_taskset(&back, "t.json", Format::Json).unwrap(), ts);
+    let m = toml_err(&cpu.replace("epsilon_cpu = 0.05", "epsilon_cpu = 1.5"));
+    assert_eq!(
+        m,
+        "t.toml: platform field 'epsilon_cpu': must not exceed epsilon (1.0 ms): it is the part of an update spent on its caller's core"
+    );
     for gprio in ["0", "100"] {
         let m = toml_err(&file("1.0", gprio));
         assert_eq!(

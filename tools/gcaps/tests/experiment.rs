@@ -200,8 +200,9 @@ fn unknown_sweep_name_is_escaped() {
     assert!(err.contains("unknown sweep `x\\n\\u{1b}[31my`"), "{err:?}");
 }
 
-/// `--epsilon-ms` / `--epsilon-fast-ms` set the overheads of every
-/// generated taskset; epsilon_fast above epsilon is refused in one line.
+/// `--epsilon-ms` / `--epsilon-fast-ms` / `--epsilon-cpu-ms` set the
+/// overheads of every generated taskset; epsilon_fast or epsilon_cpu above
+/// epsilon is refused in one line.
 #[test]
 fn overhead_flags_are_validated() {
     let dir = tempfile::tempdir().unwrap();
@@ -220,7 +221,20 @@ fn overhead_flags_are_validated() {
     let out = Command::cargo_bin("gcaps")
         .unwrap()
         .args(["experiment", "--sweep", "cpus", "-n", "2", "-q"])
-        .args(["--epsilon-ms", "0.5", "--epsilon-fast-ms", "0.05", "--out"])
+        .args(["--epsilon-ms", "0.5", "--epsilon-cpu-ms", "0.6", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "gcaps experiment: error: epsilon-cpu-ms: must not exceed epsilon-ms (it is the part of an update spent on its caller's core)\n"
+    );
+    let out = Command::cargo_bin("gcaps")
+        .unwrap()
+        .args(["experiment", "--sweep", "cpus", "-n", "2", "-q"])
+        .args(["--epsilon-ms", "0.5", "--epsilon-fast-ms", "0.05"])
+        .args(["--epsilon-cpu-ms", "0.05", "--out"])
         .arg(dir.path())
         .output()
         .unwrap();
