@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{cfg, cpu, gpu, ms, rt_task as task, taskset, wcrt};
+use common::{cfg, cpu, gpu, local_lower_set, ms, rt_task as task, taskset, wcrt};
 use gcaps_analysis::model::{Task, Taskset};
 use gcaps_analysis::{analyze, policy_error, GpuPolicy, NoBound, WaitMode};
 
@@ -96,23 +96,6 @@ fn d17_equal_priority_peer_of_the_holder_preempts_it() {
         ],
     );
     assert_eq!(wcrt(&t, BOOST, SUSPEND, "A"), Some(ms(9.4)));
-}
-
-/// A (prio 5, one segment) with two lower GPU tasks on its core: M (prio 3,
-/// two segments (0.4, 3) and (0.6, 1)) and L (prio 2, one segment (0.3,
-/// 1)). eps = 0.1, three updaters: W = 0.2.
-fn local_lower_set() -> Vec<Task> {
-    vec![
-        task("A", 0, 5, 100.0, vec![cpu(1.0), gpu(0.5, 2.0), cpu(1.0)]),
-        task(
-            "M",
-            0,
-            3,
-            100.0,
-            vec![cpu(1.0), gpu(0.4, 3.0), cpu(1.0), gpu(0.6, 1.0)],
-        ),
-        task("L", 0, 2, 1000.0, vec![gpu(0.3, 1.0)]),
-    ]
 }
 
 #[test]

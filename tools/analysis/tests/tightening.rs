@@ -5,7 +5,9 @@
 
 mod common;
 
-use common::{cfg, cpu, gpu, ms, rt_task as task, taskset, wcrt};
+use common::{
+    cfg, cpu, gpu, local_lower_set, ms, rt_task as task, taskset, three_segments_over_a_lower, wcrt,
+};
 use gcaps_analysis::model::{Task, Taskset};
 use gcaps_analysis::{analyze, is_schedulable, GpuPolicy, WaitMode};
 
@@ -44,17 +46,7 @@ fn d20_lower_updaters_and_end_waits_cost_epsilon_fast() {
     //   2 * 0.01: 0.22.
     // Suspend 4.5 + 0.2 + 0.44 + 0.22 = 5.36; busy 5.34. Without
     // epsilon_fast (= eps): 5.9 and 5.7 (tests/boost.rs, plain GCAPS).
-    let tasks = vec![
-        a_task(),
-        task(
-            "M",
-            0,
-            3,
-            100.0,
-            vec![cpu(1.0), gpu(0.4, 3.0), cpu(1.0), gpu(0.6, 1.0)],
-        ),
-        task("L", 0, 2, 1000.0, vec![gpu(0.3, 1.0)]),
-    ];
+    let tasks = local_lower_set();
     let t = ts(true, tasks.clone());
     assert_eq!(wcrt(&t, PLAIN, SUSPEND, "A"), Some(ms(5.36)));
     assert_eq!(wcrt(&t, PLAIN, BUSY, "A"), Some(ms(5.34)));
@@ -181,22 +173,7 @@ fn d21_ceiling_blocking_capped_and_least_fixed_point_after_a_failed_pass() {
     // L: 1 + own updates 2 = 3, A's demand per job (Lemma 15 + D10): C 2 +
     // 2 eps eta 6 + G^e 3 + A's lower updater (L) after each begin and GPU
     // wait 6 * 1 = 17 (jitter R_A - 17 < 0: 0): R_L = 3 + 17 = 20.
-    let seg = || gpu(0.0, 1.0);
-    let mut a = task(
-        "A",
-        0,
-        5,
-        100.0,
-        vec![seg(), cpu(1.0), seg(), cpu(1.0), seg()],
-    );
-    a.deadline = ms(20.0);
-    let t = taskset(
-        4,
-        1.0,
-        0.0,
-        1.0,
-        vec![a, task("L", 0, 1, 1000.0, vec![seg()])],
-    );
+    let t = three_segments_over_a_lower(20.0);
     assert_eq!(wcrt(&t, PLAIN, SUSPEND, "A"), Some(ms(15.0)));
     assert_eq!(wcrt(&t, PLAIN, SUSPEND, "L"), Some(ms(20.0)));
 }

@@ -7,7 +7,9 @@
 
 mod common;
 
-use common::{cpu, gpu, ms, rt_task as task, taskset, wcrt};
+use common::{
+    cpu, gpu, local_lower_set, ms, rt_task as task, taskset, three_segments_over_a_lower, wcrt,
+};
 use gcaps_analysis::model::{Task, Taskset};
 use gcaps_analysis::{GpuPolicy, WaitMode};
 
@@ -31,8 +33,8 @@ fn d23_lower_updaters_block_for_their_cpu_part() {
     // time of an update taken as epsilon_cpu alone where epsilon_fast is
     // larger (the third case: suspend 5.00 -> 4.98).
     //
-    // The set of tightening.rs::d20_...: A (core 0, prio 5, one segment),
-    // lower GPU tasks M (prio 3) and L (prio 2) on its core. Own 4.5 + own
+    // common::local_lower_set: A (core 0, prio 5, one segment), lower GPU
+    // tasks M (prio 3) and L (prio 2) on its core. Own 4.5 + own
     // updates (wall time, eps each) 0.2; D13 (M, L queue ahead of each
     // request: begin 2 * 0.1, end 2 * 0.01) 0.22.
     // D14 per lower updater: the 1 + eta = 2 intervals without an open
@@ -44,17 +46,7 @@ fn d23_lower_updaters_block_for_their_cpu_part() {
     // epsilon_cpu = 0.005 below epsilon_fast: an update that cannot submit
     // runs all of its epsilon_fast on the core, so 0.01 per closed interval:
     // suspend 4.7 + 2 * (0.02 + 0.02) + 0.22 = 5.00, busy 4.98.
-    let tasks = vec![
-        task("A", 0, 5, 100.0, vec![cpu(1.0), gpu(0.5, 2.0), cpu(1.0)]),
-        task(
-            "M",
-            0,
-            3,
-            100.0,
-            vec![cpu(1.0), gpu(0.4, 3.0), cpu(1.0), gpu(0.6, 1.0)],
-        ),
-        task("L", 0, 2, 1000.0, vec![gpu(0.3, 1.0)]),
-    ];
+    let tasks = local_lower_set();
     let t = ts(Some(0.02), tasks.clone());
     assert_eq!(wcrt(&t, PLAIN, SUSPEND, "A"), Some(ms(5.04)));
     assert_eq!(wcrt(&t, PLAIN, BUSY, "A"), Some(ms(5.02)));
@@ -111,22 +103,7 @@ fn d23_window_cap_of_ceiling_blocking_counts_cpu_parts() {
     // L: 1 + 2 = 3, A's demand per job (Lemma 15 + D10): C 2 + 6 + G^e 3 +
     // A's lower updater (L) after each begin and GPU wait, eps_fast each,
     // 0.6 = 11.6: R_L = 14.6.
-    let seg = || gpu(0.0, 1.0);
-    let mut a = task(
-        "A",
-        0,
-        5,
-        100.0,
-        vec![seg(), cpu(1.0), seg(), cpu(1.0), seg()],
-    );
-    a.deadline = ms(15.0);
-    let mut t = taskset(
-        4,
-        1.0,
-        0.0,
-        1.0,
-        vec![a, task("L", 0, 1, 1000.0, vec![seg()])],
-    );
+    let mut t = three_segments_over_a_lower(15.0);
     t.platform.epsilon_fast = Some(ms(0.1));
     t.platform.epsilon_cpu = Some(ms(0.2));
     assert_eq!(wcrt(&t, PLAIN, SUSPEND, "A"), Some(ms(13.4)));

@@ -206,37 +206,36 @@ fn unknown_sweep_name_is_escaped() {
 #[test]
 fn overhead_flags_are_validated() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("gcaps")
-        .unwrap()
-        .args(["experiment", "--sweep", "cpus", "-n", "2", "-q"])
-        .args(["--epsilon-ms", "0.5", "--epsilon-fast-ms", "0.6", "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
-        "gcaps experiment: error: epsilon-fast-ms: must not exceed epsilon-ms (it bounds the updates that do not submit)\n"
-    );
-    let out = Command::cargo_bin("gcaps")
-        .unwrap()
-        .args(["experiment", "--sweep", "cpus", "-n", "2", "-q"])
-        .args(["--epsilon-ms", "0.5", "--epsilon-cpu-ms", "0.6", "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
-        "gcaps experiment: error: epsilon-cpu-ms: must not exceed epsilon-ms (it is the part of an update spent on its caller's core)\n"
-    );
-    let out = Command::cargo_bin("gcaps")
-        .unwrap()
-        .args(["experiment", "--sweep", "cpus", "-n", "2", "-q"])
-        .args(["--epsilon-ms", "0.5", "--epsilon-fast-ms", "0.05"])
-        .args(["--epsilon-cpu-ms", "0.05", "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let run = |flags: &[&str]| {
+        Command::cargo_bin("gcaps")
+            .unwrap()
+            .args([
+                "experiment",
+                "--sweep",
+                "cpus",
+                "-n",
+                "2",
+                "-q",
+                "--epsilon-ms",
+                "0.5",
+            ])
+            .args(flags)
+            .arg("--out")
+            .arg(dir.path())
+            .output()
+            .unwrap()
+    };
+    for (flag, why) in [
+        ("--epsilon-fast-ms", "epsilon-fast-ms: must not exceed epsilon-ms (it bounds the updates that do not submit)"),
+        ("--epsilon-cpu-ms", "epsilon-cpu-ms: must not exceed epsilon-ms (it is the part of an update spent on its caller's core)"),
+    ] {
+        let out = run(&[flag, "0.6"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            format!("gcaps experiment: error: {why}\n")
+        );
+    }
+    let out = run(&["--epsilon-fast-ms", "0.05", "--epsilon-cpu-ms", "0.05"]);
     assert_eq!(out.status.code(), Some(0));
 }

@@ -74,3 +74,37 @@ pub fn wcrt_cfg(t: &Taskset, c: Config, name: &str) -> Option<Time> {
 pub fn wcrt(t: &Taskset, policy: GpuPolicy, mode: WaitMode, name: &str) -> Option<Time> {
     wcrt_cfg(t, cfg(policy, mode), name)
 }
+
+/// A (prio 5, one segment) with two lower GPU tasks on its core: M (prio 3,
+/// two segments (0.4, 3) and (0.6, 1)) and L (prio 2, one segment (0.3,
+/// 1)); three updaters.
+pub fn local_lower_set() -> Vec<Task> {
+    vec![
+        rt_task("A", 0, 5, 100.0, vec![cpu(1.0), gpu(0.5, 2.0), cpu(1.0)]),
+        rt_task(
+            "M",
+            0,
+            3,
+            100.0,
+            vec![cpu(1.0), gpu(0.4, 3.0), cpu(1.0), gpu(0.6, 1.0)],
+        ),
+        rt_task("L", 0, 2, 1000.0, vec![gpu(0.3, 1.0)]),
+    ]
+}
+
+/// eps = 1 on four cores. A (core 0, prio 5, deadline `d_a`): three
+/// segments (0, 1) with CPU 1 between; L (core 0, prio 1, one segment (0,
+/// 1), T 1000), A's only other updater.
+pub fn three_segments_over_a_lower(d_a: f64) -> Taskset {
+    let seg = || gpu(0.0, 1.0);
+    let mut a = rt_task(
+        "A",
+        0,
+        5,
+        100.0,
+        vec![seg(), cpu(1.0), seg(), cpu(1.0), seg()],
+    );
+    a.deadline = ms(d_a);
+    let l = rt_task("L", 0, 1, 1000.0, vec![seg()]);
+    taskset(4, 1.0, 0.0, 1.0, vec![a, l])
+}
