@@ -93,13 +93,17 @@ impl Platform {
         self.epsilon_fast.unwrap_or(self.epsilon)
     }
 
-    /// The CPU time of one update on its caller's core: `epsilon_cpu`
-    /// (else `epsilon`) for an update that submits, `epsilon_fast` for one
-    /// that cannot (it never sleeps), so the larger of the two (D23).
+    /// The on-CPU part of an update that submits: `epsilon_cpu`, else
+    /// `epsilon` (D23).
+    pub fn eps_cpu(&self) -> Time {
+        self.epsilon_cpu.unwrap_or(self.epsilon)
+    }
+
+    /// The CPU time of one update on its caller's core: `eps_cpu` for an
+    /// update that submits, `epsilon_fast` for one that cannot (it never
+    /// sleeps), so the larger of the two (D23).
     pub fn update_cpu(&self) -> Time {
-        self.epsilon_cpu
-            .unwrap_or(self.epsilon)
-            .max(self.eps_fast())
+        self.eps_cpu().max(self.eps_fast())
     }
 }
 

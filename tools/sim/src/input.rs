@@ -97,29 +97,22 @@ fn word<'a>(v: &'a Value, origin: &str, field: &str, allowed: &[&str]) -> Result
     }
 }
 
-/// The words of a [`MiscSplit`], in its order.
-const SPLITS: [(&str, MiscSplit); 4] = [
-    ("before", MiscSplit::Before),
-    ("after", MiscSplit::After),
-    ("even", MiscSplit::Even),
-    ("random", MiscSplit::Random),
-];
-
-fn split(v: &Value, origin: &str, field: &str) -> Result<MiscSplit, String> {
-    let w = word(v, origin, field, &SPLITS.map(|(w, _)| w))?;
-    Ok(SPLITS
-        .iter()
-        .find(|(x, _)| *x == w)
-        .expect("word checked")
-        .1)
+/// The word of each [`MiscSplit`] in a `[simulation]` table.
+fn split_word(s: MiscSplit) -> &'static str {
+    match s {
+        MiscSplit::Before => "before",
+        MiscSplit::After => "after",
+        MiscSplit::Even => "even",
+        MiscSplit::Random => "random",
+    }
 }
 
-fn split_word(s: MiscSplit) -> &'static str {
-    SPLITS
-        .iter()
-        .find(|(_, x)| *x == s)
-        .expect("every split has a word")
-        .0
+fn split(v: &Value, origin: &str, field: &str) -> Result<MiscSplit, String> {
+    let w = word(v, origin, field, &MiscSplit::ALL.map(split_word))?;
+    Ok(MiscSplit::ALL
+        .into_iter()
+        .find(|&s| split_word(s) == w)
+        .expect("word checked"))
 }
 
 fn uint(v: &Value, origin: &str, field: &str, max: u64) -> Result<u64, String> {

@@ -131,7 +131,7 @@ impl SimModel {
             cpus: ts.platform.cpus,
             epsilon: ts.platform.epsilon,
             epsilon_fast: ts.platform.eps_fast(),
-            epsilon_cpu: ts.platform.epsilon_cpu.unwrap_or(ts.platform.epsilon),
+            epsilon_cpu: ts.platform.eps_cpu(),
             theta: ts.platform.theta,
             timeslice: ts.platform.timeslice.max(1),
             tasks,

@@ -20,7 +20,8 @@ pub enum Exec {
     },
 }
 
-/// Where a GPU segment's CPU work G^m lies relative to its GPU pieces. With `n` submissions
+/// Where a GPU segment's CPU work G^m lies relative to its GPU pieces (and, with the same
+/// choices, an update's CPU part around its sleep). With `n` submissions
 /// G^m is cut into `n + 1` parts: before the first piece, between pieces, after the last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MiscSplit {
@@ -32,6 +33,16 @@ pub enum MiscSplit {
     Even,
     /// Uniform random cut points, drawn per job.
     Random,
+}
+
+impl MiscSplit {
+    /// Every choice, in declaration order.
+    pub const ALL: [MiscSplit; 4] = [
+        MiscSplit::Before,
+        MiscSplit::After,
+        MiscSplit::Even,
+        MiscSplit::Random,
+    ];
 }
 
 /// How the pure GPU work G^e of a segment is cut into its pieces.

@@ -124,12 +124,7 @@ fn mutate(model: &SimModel, sc: &Scenario, rng: &mut ChaCha8Rng) -> Scenario {
             }
         };
     }
-    let split = |rng: &mut ChaCha8Rng| match rng.gen_range(0..4) {
-        0 => MiscSplit::Before,
-        1 => MiscSplit::After,
-        2 => MiscSplit::Even,
-        _ => MiscSplit::Random,
-    };
+    let split = |rng: &mut ChaCha8Rng| MiscSplit::ALL[rng.gen_range(0..MiscSplit::ALL.len())];
     if rng.gen_range(0..4) == 0 {
         s.misc = split(rng);
     }

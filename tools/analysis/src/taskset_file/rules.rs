@@ -37,7 +37,7 @@ pub fn validate(ts: &Taskset) -> Result<(), ValidationError> {
     for (f, v) in [
         ("epsilon", ts.platform.epsilon),
         ("epsilon_fast", ts.platform.eps_fast()),
-        ("epsilon_cpu", ts.platform.epsilon_cpu.unwrap_or(0)),
+        ("epsilon_cpu", ts.platform.eps_cpu()),
         ("theta", ts.platform.theta),
         ("timeslice", ts.platform.timeslice),
     ] {

@@ -367,14 +367,14 @@ fn updates_capped(
 /// for the rest). Returns (longest segment, sum per job).
 fn boosted_cpu(ctx: &Ctx, l: usize) -> (Time, Time) {
     let pl = &ctx.p[l];
-    let eps = ctx.eps_cpu;
+    let update = ctx.eps_cpu;
     let (one, all) = match ctx.mode {
         WaitMode::Busy => (pl.seg_max, pl.gm.saturating_add(pl.ge)),
         WaitMode::Suspend => (pl.gm_max, pl.gm),
     };
     (
-        one.saturating_add(eps),
-        all.saturating_add(eps.saturating_mul(pl.eta)),
+        one.saturating_add(update),
+        all.saturating_add(update.saturating_mul(pl.eta)),
     )
 }
 
