@@ -15,7 +15,7 @@
 
 use crate::analyze::{is_schedulable, Config, GpuPolicy, WaitMode};
 use crate::generate::{derive_seed, fnv1a, generate_into, GenParams, Range, Scratch};
-use crate::model::{Platform, Taskset};
+use crate::model::{Mechanism, Platform, Taskset};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -28,6 +28,8 @@ pub struct Series {
     pub name: &'static str,
     /// The analysis run on every taskset.
     pub config: Config,
+    /// The eligibility mechanism analysed, if not the platform's (D24).
+    pub mechanism: Option<Mechanism>,
 }
 
 impl Series {
@@ -41,12 +43,24 @@ impl Series {
                 mode,
                 gpu_priority_assignment: gpa,
             },
+            mechanism: None,
         }
     }
 
-    /// True if the series' analysis deems `ts` schedulable.
-    pub fn check(&self, ts: &Taskset) -> bool {
-        is_schedulable(ts, &self.config)
+    /// The series analysed under `m` whatever the platform's mechanism.
+    pub fn under(mut self, m: Mechanism) -> Self {
+        self.mechanism = Some(m);
+        self
+    }
+
+    /// True if the series' analysis deems `ts` schedulable (under the
+    /// series' mechanism, if it has one).
+    pub fn check(&self, ts: &mut Taskset) -> bool {
+        let platform = ts.platform.mechanism;
+        ts.platform.mechanism = self.mechanism.unwrap_or(platform);
+        let ok = is_schedulable(ts, &self.config);
+        ts.platform.mechanism = platform;
+        ok
     }
 }
 
@@ -55,7 +69,9 @@ impl Series {
 /// priorities, and if the test fails, try again with separate priorities
 /// for GPU segments"). MPCP and FMLP+ treat each GPU segment as a critical
 /// section (the paper's synchronization-based baselines). gcaps-boost
-/// (issue 20, D17-D19) uses the same fallback.
+/// (issue 20, D17-D19) uses the same fallback. The `_gate` series analyse
+/// both GCAPS policies under the gate mechanism (D24), the others under the
+/// platform's (reload by default).
 pub fn fig8_series() -> Vec<Series> {
     vec![
         Series::new("tsg_rr_busy", GpuPolicy::TsgRr, WaitMode::Busy, false),
@@ -88,6 +104,34 @@ pub fn fig8_series() -> Vec<Series> {
             WaitMode::Suspend,
             true,
         ),
+        Series::new(
+            "gcaps_gate_busy_gpa",
+            GpuPolicy::Gcaps,
+            WaitMode::Busy,
+            true,
+        )
+        .under(Mechanism::Gate),
+        Series::new(
+            "gcaps_gate_suspend_gpa",
+            GpuPolicy::Gcaps,
+            WaitMode::Suspend,
+            true,
+        )
+        .under(Mechanism::Gate),
+        Series::new(
+            "gcaps_boost_gate_busy_gpa",
+            GpuPolicy::GcapsBoost,
+            WaitMode::Busy,
+            true,
+        )
+        .under(Mechanism::Gate),
+        Series::new(
+            "gcaps_boost_gate_suspend_gpa",
+            GpuPolicy::GcapsBoost,
+            WaitMode::Suspend,
+            true,
+        )
+        .under(Mechanism::Gate),
     ]
 }
 
@@ -335,6 +379,9 @@ impl Default for Worker {
                     epsilon: 0,
                     epsilon_fast: None,
                     epsilon_cpu: None,
+                    mechanism: Default::default(),
+                    epsilon_preempt: None,
+                    epsilon_handover: None,
                     theta: 0,
                     timeslice: 1,
                 },
@@ -357,10 +404,10 @@ impl Worker {
         x: f64,
         index: u64,
     ) -> u64 {
-        let ts = self.generate(sweep, params, seed, x, index);
+        self.generate(sweep, params, seed, x, index);
         let mut mask = 0u64;
         for (j, s) in sweep.series.iter().enumerate() {
-            if s.check(ts) {
+            if s.check(&mut self.ts) {
                 mask |= 1 << j;
             }
         }

@@ -44,7 +44,7 @@
 //! so the same seed gives the same taskset on any machine.
 
 use crate::model::{
-    within_epsilon, GpuSegment, Platform, Segment, Task, Taskset, Time, BOOST_PRIORITY,
+    within_epsilon, GpuSegment, Mechanism, Platform, Segment, Task, Taskset, Time, BOOST_PRIORITY,
     EPS_CPU_RULE, EPS_FAST_RULE, MAX_BOOST_TASK_PRIORITY, MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
 };
 use rand::{Rng, SeedableRng};
@@ -107,6 +107,12 @@ pub struct GenParams {
     pub epsilon_fast: Option<Time>,
     /// The on-CPU part of an update that submits (`None`: epsilon; D23).
     pub epsilon_cpu: Option<Time>,
+    /// The eligibility mechanism (D24).
+    pub mechanism: Mechanism,
+    /// Under `gate`, a begin that takes the GPU (`None`: epsilon; D24).
+    pub epsilon_preempt: Option<Time>,
+    /// Under `gate`, a hand-over (`None`: epsilon; D24).
+    pub epsilon_handover: Option<Time>,
     /// TSG context-switch overhead theta.
     pub theta: Time,
     /// TSG time slice.
@@ -131,6 +137,9 @@ impl Default for GenParams {
             epsilon: NS_PER_MS,
             epsilon_fast: None,
             epsilon_cpu: None,
+            mechanism: Mechanism::Reload,
+            epsilon_preempt: None,
+            epsilon_handover: None,
             theta: 200_000,
             timeslice: 1_024_000,
             best_effort_ratio: 0.0,
@@ -380,6 +389,9 @@ fn platform(params: &GenParams) -> Platform {
         epsilon: params.epsilon,
         epsilon_fast: params.epsilon_fast,
         epsilon_cpu: params.epsilon_cpu,
+        mechanism: params.mechanism,
+        epsilon_preempt: params.epsilon_preempt,
+        epsilon_handover: params.epsilon_handover,
         theta: params.theta,
         timeslice: params.timeslice,
     }

@@ -62,6 +62,39 @@ pub fn within_epsilon(part: Option<Time>, epsilon: Time) -> bool {
     part.is_none_or(|f| f <= epsilon)
 }
 
+/// How gcaps.ko makes the running segment's TSGs the ones the GPU may run
+/// (its module parameter `mechanism`, `docs/module.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Mechanism {
+    /// Every update that changes the decision submits a runlist of the
+    /// eligible TSGs and waits until it is no longer pending (U1).
+    #[default]
+    Reload,
+    /// The runlist stays complete; the eligible TSGs are the ones whose
+    /// channels are enabled (D24): a begin that takes the GPU disables and
+    /// preempts the running TSG and enables the winner's, an end hands the
+    /// GPU over by channel enables alone, without a submit or a wait.
+    Gate,
+}
+
+impl Mechanism {
+    /// Both mechanisms, in report order.
+    pub const ALL: [Mechanism; 2] = [Mechanism::Reload, Mechanism::Gate];
+
+    /// The name in files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mechanism::Reload => "reload",
+            Mechanism::Gate => "gate",
+        }
+    }
+
+    /// The mechanism called `name`.
+    pub fn from_name(name: &str) -> Option<Mechanism> {
+        Mechanism::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
 /// The platform: CPU count and the GPU scheduling overheads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Platform {
@@ -80,6 +113,19 @@ pub struct Platform {
     /// pending wait, still holding the runlist lock. At most `epsilon`;
     /// `None`: `epsilon` (D23).
     pub epsilon_cpu: Option<Time>,
+    /// The eligibility mechanism gcaps.ko runs (default: reload).
+    pub mechanism: Mechanism,
+    /// Under `gate`: bound of a begin that takes the GPU (disable the
+    /// running TSG's channels, preempt it with its completion wait, enable
+    /// the winner's), from holding the lock to its release; the winner's
+    /// TSG then starts within theta. `None`: `epsilon` (D24).
+    pub epsilon_preempt: Option<Time>,
+    /// Under `gate`: bound of the end of the running segment (disable the
+    /// owner's channels, enable the next winner's), from holding the lock
+    /// to its release, all of it on the caller's core (no submit, no wait);
+    /// the next winner's TSG then starts within theta. `None`: `epsilon`
+    /// (D24).
+    pub epsilon_handover: Option<Time>,
     /// TSG context-switch overhead theta (Def. 1).
     pub theta: Time,
     /// TSG time slice L of the default round-robin driver.
@@ -99,11 +145,90 @@ impl Platform {
         self.epsilon_cpu.unwrap_or(self.epsilon)
     }
 
-    /// The CPU time of one update on its caller's core: `eps_cpu` for an
-    /// update that submits, `epsilon_fast` for one that cannot (it never
-    /// sleeps), so the larger of the two (D23).
-    pub fn update_cpu(&self) -> Time {
-        self.eps_cpu().max(self.eps_fast())
+    /// Under `gate`, the bound of a begin that takes the GPU:
+    /// `epsilon_preempt`, else `epsilon` (D24).
+    pub fn eps_preempt(&self) -> Time {
+        self.epsilon_preempt.unwrap_or(self.epsilon)
+    }
+
+    /// Under `gate`, the bound of a hand-over: `epsilon_handover`, else
+    /// `epsilon` (D24).
+    pub fn eps_handover(&self) -> Time {
+        self.epsilon_handover.unwrap_or(self.epsilon)
+    }
+
+    /// The update costs of the platform's mechanism (D24).
+    pub fn costs(&self) -> UpdateCosts {
+        let fast = self.eps_fast();
+        match self.mechanism {
+            Mechanism::Reload => {
+                let eps = self.epsilon;
+                UpdateCosts {
+                    begin_lock: eps,
+                    end_lock: eps,
+                    begin_gpu: eps,
+                    end_gpu: eps,
+                    begin_spin: 0,
+                    cpu: self.eps_cpu().max(fast),
+                }
+            }
+            Mechanism::Gate => {
+                let (preempt, handover) = (self.eps_preempt(), self.eps_handover());
+                UpdateCosts {
+                    begin_lock: preempt.max(fast),
+                    end_lock: handover.max(fast),
+                    begin_gpu: preempt.saturating_add(self.theta).max(fast),
+                    end_gpu: handover.saturating_add(self.theta).max(fast),
+                    begin_spin: self.theta,
+                    cpu: self.eps_cpu().min(preempt).max(fast).max(handover),
+                }
+            }
+        }
+    }
+}
+
+/// What one update can cost under a platform's mechanism: the terms of the
+/// analysis charge these, never the platform's fields directly (D1, D13,
+/// D14, D23, D24).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UpdateCosts {
+    /// The longest a begin update holds the runlist lock.
+    pub begin_lock: Time,
+    /// The longest an end update holds the runlist lock.
+    pub end_lock: Time,
+    /// From a begin update holding the lock until the segment's TSG can run
+    /// on the GPU, or until the begin returns if it stays pending: the
+    /// caller's own cost of a begin and the GPU time a begin takes from
+    /// the segments it preempts. Reload: `epsilon` (U1: it includes the
+    /// switch the submit causes); gate: `epsilon_preempt + theta`.
+    pub begin_gpu: Time,
+    /// From the end update of the running segment holding the lock until
+    /// the next winner's TSG can run: reload `epsilon`, gate
+    /// `epsilon_handover + theta` (the caller returns after
+    /// `epsilon_handover`).
+    pub end_gpu: Time,
+    /// What a segment that begins as the winner waits on the GPU after its
+    /// begin update returned: reload 0 (epsilon includes the switch), gate
+    /// theta. A busy-waiting owner spins for it.
+    pub begin_spin: Time,
+    /// The CPU time of one update on its caller's core (D23): reload
+    /// `max(epsilon_cpu, epsilon_fast)`; gate also the hand-over, which
+    /// never sleeps, and a preempting begin's CPU part is at most its
+    /// `epsilon_preempt`.
+    pub cpu: Time,
+}
+
+impl UpdateCosts {
+    /// The longest any update holds the runlist lock.
+    pub fn lock(&self) -> Time {
+        self.begin_lock.max(self.end_lock)
+    }
+
+    /// How long after an end update returns the next winner's TSG may
+    /// still wait for the GPU: reload 0, gate theta. GPU delays that a job
+    /// causes reach this far past its response window.
+    pub fn end_tail(&self) -> Time {
+        self.end_gpu.saturating_sub(self.end_lock)
     }
 }
 

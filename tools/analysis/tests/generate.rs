@@ -302,10 +302,11 @@ fn every_sweep_point_generates_valid_tasksets() {
     assert!(select("nope").is_none());
     for sweep in &all {
         assert!(sweep.points.len() >= 8, "{}", sweep.name);
-        // Fig. 8: ten curves (with MPCP, FMLP+ and gcaps-boost); Fig. 9:
-        // eight (gcaps and gcaps-boost, with and without assignment).
+        // Fig. 8: fourteen curves (with MPCP, FMLP+, gcaps-boost and both
+        // GCAPS policies under gate); Fig. 9: eight (gcaps and gcaps-boost,
+        // with and without assignment).
         let fig8 = sweep.name != "gpu-priority-gain";
-        assert_eq!(sweep.series.len(), if fig8 { 10 } else { 8 });
+        assert_eq!(sweep.series.len(), if fig8 { 14 } else { 8 });
         assert_eq!(FIG8.contains(&sweep.name), fig8);
         let mut w = Worker::default();
         for &x in &sweep.points {
@@ -315,6 +316,8 @@ fn every_sweep_point_generates_valid_tasksets() {
                 let mask = w.evaluate(sweep, &p, 1, x, k);
                 assert!(mask < 1 << sweep.series.len());
                 gcaps_analysis::validate(w.taskset()).unwrap();
+                // A series' own mechanism does not stay in the buffer.
+                assert_eq!(w.taskset().platform.mechanism, p.mechanism);
                 let fresh = generate_seeded_like(sweep, &p, x, k);
                 assert_eq!(
                     w.taskset(),

@@ -51,7 +51,7 @@ fn unknown_top_level_platform_and_gpu_keys_are_escaped() {
     let m =
         toml_err("[platform]\ncpus = 1\nepsilon = 0\ntheta = 0\ntimeslice = 1\n\"a\\nb\" = 1\n");
     assert_clean(&m);
-    assert_eq!(m, "t.toml: platform field 'a\\nb': unknown field (expected one of: cpus, epsilon, epsilon_fast, epsilon_cpu, theta, timeslice)");
+    assert_eq!(m, "t.toml: platform field 'a\\nb': unknown field (expected one of: cpus, epsilon, epsilon_fast, epsilon_cpu, mechanism, epsilon_preempt, epsilon_handover, theta, timeslice)");
     let m = json_err(
         r#""task": [{"name": "a", "period": 10, "cpu": 0, "segments": [{"gpu": {"exec": 1, "misc": 0, "\r": 1}}]}]"#,
     );
@@ -157,6 +157,41 @@ fn epsilon_fast_and_gpu_priority_bounds() {
     assert_eq!(
         m,
         "t.toml: platform field 'epsilon_cpu': must not exceed epsilon (1.0 ms): it is the part of an update spent on its caller's core"
+    );
+    // mechanism: "reload" or "gate", with the gate's two costs; both
+    // written back exactly; anything else one escaped line.
+    let gate = file("1.0", "10").replace(
+        "theta = 0.0",
+        "mechanism = \"gate\"\nepsilon_preempt = 0.8\nepsilon_handover = 0.02\ntheta = 0.0",
+    );
+    let ts = parse_taskset(&gate, "t.toml", Format::Toml).expect("a gate platform is valid");
+    assert_eq!(
+        ts.platform.mechanism,
+        gcaps_analysis::model::Mechanism::Gate
+    );
+    assert_eq!(ts.platform.epsilon_preempt, Some(800_000));
+    assert_eq!(ts.platform.epsilon_handover, Some(20_000));
+    for back in [
+        gcaps_analysis::taskset_file::to_json(&ts),
+        gcaps_analysis::taskset_file::to_toml(&ts),
+    ] {
+        let fmt = if back.starts_with('{') {
+            Format::Json
+        } else {
+            Format::Toml
+        };
+        assert_eq!(parse_taskset(&back, "t", fmt).unwrap(), ts, "{back}");
+    }
+    let m = toml_err(&gate.replace("\"gate\"", "\"ga\\u001bte\""));
+    assert_clean(&m);
+    assert_eq!(
+        m,
+        "t.toml: platform field 'mechanism': must be \"reload\" or \"gate\", got \"ga\\u{1b}te\""
+    );
+    let m = toml_err(&gate.replace("\"gate\"", "1"));
+    assert_eq!(
+        m,
+        "t.toml: platform field 'mechanism': must be \"reload\" or \"gate\", got a number"
     );
     for gprio in ["0", "100"] {
         let m = toml_err(&file("1.0", gprio));

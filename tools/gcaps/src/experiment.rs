@@ -61,6 +61,14 @@ pub struct Args {
     /// epsilon).
     #[arg(long, value_name = "MS")]
     pub epsilon_cpu_ms: Option<f64>,
+    /// Under the gate mechanism (the `_gate` series, D24): bound of a begin
+    /// that takes the GPU, in milliseconds (default: epsilon).
+    #[arg(long, value_name = "MS")]
+    pub epsilon_preempt_ms: Option<f64>,
+    /// Under the gate mechanism: bound of a hand-over, in milliseconds
+    /// (default: epsilon).
+    #[arg(long, value_name = "MS")]
+    pub epsilon_handover_ms: Option<f64>,
 }
 
 /// Table 3 defaults with the overheads given on the command line.
@@ -75,6 +83,12 @@ fn base_params(args: &Args) -> Result<GenParams, String> {
     }
     if let Some(c) = args.epsilon_cpu_ms {
         p.epsilon_cpu = Some(ns("epsilon-cpu-ms", c)?);
+    }
+    if let Some(c) = args.epsilon_preempt_ms {
+        p.epsilon_preempt = Some(ns("epsilon-preempt-ms", c)?);
+    }
+    if let Some(c) = args.epsilon_handover_ms {
+        p.epsilon_handover = Some(ns("epsilon-handover-ms", c)?);
     }
     p.validate().map_err(|e| e.to_string())?;
     Ok(p)

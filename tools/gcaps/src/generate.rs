@@ -1,7 +1,7 @@
 //! `gcaps generate`: random tasksets following Sec. 7.1 and Table 3.
 
 use gcaps_analysis::generate::{generate, taskset_seed, GenParams, Range};
-use gcaps_analysis::model::{Time, NS_PER_MS};
+use gcaps_analysis::model::{Mechanism, Time, NS_PER_MS};
 use gcaps_analysis::taskset_file;
 use gcaps_analysis::taskset_file::escape_text;
 use std::path::PathBuf;
@@ -126,6 +126,21 @@ pub struct GenFlags {
     /// (written to the file only when given).
     #[arg(long, allow_hyphen_values = true, value_name = "MS")]
     pub epsilon_cpu_ms: Option<f64>,
+    /// The eligibility mechanism gcaps.ko runs: reload (a runlist submit per
+    /// change of the running segment) or gate (channel enables on a complete
+    /// runlist; docs/analysis.md D24).
+    #[arg(long, default_value = "reload", value_parser = parse_mechanism, value_name = "NAME")]
+    pub mechanism: Mechanism,
+    /// Under gate: bound of a begin that takes the GPU (disable, preempt,
+    /// enable), in milliseconds. Default: epsilon (written to the file only
+    /// when given).
+    #[arg(long, allow_hyphen_values = true, value_name = "MS")]
+    pub epsilon_preempt_ms: Option<f64>,
+    /// Under gate: bound of the end of the running segment (the hand-over by
+    /// channel enables, no submit, no wait), in milliseconds. Default:
+    /// epsilon (written to the file only when given).
+    #[arg(long, allow_hyphen_values = true, value_name = "MS")]
+    pub epsilon_handover_ms: Option<f64>,
     /// TSG context-switch overhead theta, in milliseconds.
     #[arg(
         long,
@@ -150,6 +165,14 @@ pub struct GenFlags {
         value_name = "RATIO"
     )]
     pub best_effort_ratio: f64,
+}
+
+/// `--mechanism`: "reload" or "gate".
+pub(crate) fn parse_mechanism(s: &str) -> Result<Mechanism, String> {
+    Mechanism::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = Mechanism::ALL.iter().map(|m| m.name()).collect();
+        format!("expected one of: {}", names.join(", "))
+    })
 }
 
 pub(crate) fn ms_to_ns(flag: &str, ms: f64) -> Result<Time, String> {
@@ -185,6 +208,15 @@ impl GenFlags {
             epsilon_cpu: self
                 .epsilon_cpu_ms
                 .map(|c| ms_to_ns("epsilon-cpu-ms", c))
+                .transpose()?,
+            mechanism: self.mechanism,
+            epsilon_preempt: self
+                .epsilon_preempt_ms
+                .map(|c| ms_to_ns("epsilon-preempt-ms", c))
+                .transpose()?,
+            epsilon_handover: self
+                .epsilon_handover_ms
+                .map(|c| ms_to_ns("epsilon-handover-ms", c))
                 .transpose()?,
             theta: ms_to_ns("theta-ms", self.theta_ms)?,
             timeslice: ms_to_ns("timeslice-ms", self.timeslice_ms)?,

@@ -743,6 +743,10 @@ pub struct SoundnessArgs {
     /// Parameter points: the default ones, the GPU-heavy stress points or six Fig. 8 points.
     #[arg(long, value_enum, default_value = "default")]
     points: PointsArg,
+    /// Run every point under this eligibility mechanism (reload or gate, docs/analysis.md
+    /// D24) instead of its own; its other costs stay the point's.
+    #[arg(long, value_parser = crate::generate::parse_mechanism, value_name = "NAME")]
+    mechanism: Option<gcaps_analysis::model::Mechanism>,
     /// Write each violation as a replayable taskset file into DIR.
     #[arg(long, value_name = "DIR")]
     regressions: Option<PathBuf>,
@@ -800,11 +804,16 @@ pub fn run_soundness(args: SoundnessArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(format!("cannot start worker threads: {e}")),
     };
-    let pts = match args.points {
+    let mut pts = match args.points {
         PointsArg::Default => points(),
         PointsArg::Stress => stress_points(),
         PointsArg::Fig8 => fig8_points(),
     };
+    if let Some(m) = args.mechanism {
+        for p in &mut pts {
+            p.params.mechanism = m;
+        }
+    }
     let start = Instant::now();
     type SetOut = Result<
         Vec<(
@@ -858,6 +867,9 @@ pub fn run_soundness(args: SoundnessArgs) -> ExitCode {
             BoostTimingArg::AtDecision => " (gcaps-boost: boost at the decision)",
         }
     );
+    if let Some(m) = args.mechanism {
+        text += &format!("every point under mechanism {}\n", m.name());
+    }
     let mut total_viol = 0u64;
     let mut total_events = 0u64;
     let mut n_file = 0u64;

@@ -68,7 +68,7 @@ fn tiny_run_writes_csv_and_svg() {
     let dir = tempfile::tempdir().unwrap();
     let stdout = run(dir.path(), "cpus", "20", None);
     assert!(
-        stdout.contains("tasksets: 180, analyses: 1800, elapsed:"),
+        stdout.contains("tasksets: 180, analyses: 2520, elapsed:"),
         "{stdout}"
     );
     assert!(stdout.contains("tasksets/s:"));
@@ -77,7 +77,7 @@ fn tiny_run_writes_csv_and_svg() {
     let mut lines = csv.lines();
     assert_eq!(lines.next(), Some("sweep,x,series,schedulable,total,ratio"));
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert_eq!(rows.len(), 9 * 10);
+    assert_eq!(rows.len(), 9 * 14);
     let series = [
         "tsg_rr_busy",
         "tsg_rr_suspend",
@@ -89,12 +89,16 @@ fn tiny_run_writes_csv_and_svg() {
         "fmlp+_suspend",
         "gcaps_boost_busy_gpa",
         "gcaps_boost_suspend_gpa",
+        "gcaps_gate_busy_gpa",
+        "gcaps_gate_suspend_gpa",
+        "gcaps_boost_gate_busy_gpa",
+        "gcaps_boost_gate_suspend_gpa",
     ];
     for (k, r) in rows.iter().enumerate() {
         assert_eq!(r.len(), 6);
         assert_eq!(r[0], "cpus");
-        assert_eq!(r[1], (2 + k / 10).to_string());
-        assert_eq!(r[2], series[k % 10]);
+        assert_eq!(r[1], (2 + k / 14).to_string());
+        assert_eq!(r[2], series[k % 14]);
         let s: u64 = r[3].parse().unwrap();
         assert_eq!(r[4], "20");
         assert!(s <= 20);

@@ -21,7 +21,10 @@
 //!   that cannot submit runs `epsilon_fast` on its core); at the end the submitted runlist
 //!   (if the eligible set changed) reaches the hardware, the lock passes to the next
 //!   waiter, and the caller returns to its own priority. Best-effort tasks never update
-//!   (U5).
+//!   (U5). Under the gate mechanism (D24) an update that changes the running segment holds
+//!   the lock for `epsilon_preempt` (a begin: `epsilon_cpu` of it on the core, asleep in
+//!   the preempt's completion wait for the rest) or `epsilon_handover` (an end: all of it
+//!   on the core), and the TSG it makes eligible loads after it (theta), not inside it.
 //! * **Holder boost (gcaps-boost, issue 20).** The owner of the running segment
 //!   (`Policy::running_rt()`) runs at `boost_prio`, between every task priority and the
 //!   ceiling; the update that changes the running segment moves the boost (by default at
@@ -38,7 +41,7 @@
 //! (GPU, then CPU step completions by core, then releases by task, then dispatch by core),
 //! so a run depends only on the model, the configuration and the scenario.
 
-use crate::model::{SimModel, SimSegment, Time};
+use crate::model::{Mechanism, SimModel, SimSegment, Time};
 use crate::scenario::{cut, scale, MiscSplit, PieceSplit, Scenario};
 use crate::trace::{CpuKind, CpuSpan, GpuKind, GpuSpan, Mark, Marker, TaskSpan, TaskState, Trace};
 use gcaps_policy::{ClientId, GpuPriority, Policy, SchedClass, Segment, TsgSet};
@@ -386,9 +389,9 @@ impl<'m> Sim<'m> {
             runlisted: vec![true; n],
             state: GpuState::Idle,
             last: None,
-            // Under GCAPS the first load is free like every load after a submit: the
-            // initial runlist counts as submitted (epsilon covers the switch).
-            free_load: gcaps,
+            // Under GCAPS with reloads the first load is free like every load after a
+            // submit: the initial runlist counts as submitted (epsilon covers the switch).
+            free_load: gcaps && m.mechanism == Mechanism::Reload,
             span: None,
         };
         if let Some(p) = policy.as_ref() {
@@ -652,6 +655,12 @@ impl<'m> Sim<'m> {
                 bound = self.m.epsilon_fast;
                 None
             };
+            if out.changed && self.m.mechanism == Mechanism::Gate {
+                bound = match step {
+                    Step::Begin => self.m.epsilon_preempt,
+                    _ => self.m.epsilon_handover,
+                };
+            }
             match (self.cfg.boost, self.cfg.boost_timing) {
                 (false, _) | (true, BoostTiming::AtEnd) => {}
                 (true, BoostTiming::UnboostAtDecision) => self.update_boost(i, false),
@@ -661,7 +670,11 @@ impl<'m> Sim<'m> {
         self.set_phase(i, Phase::Hold);
         let tr = &mut self.t[i];
         let wall = scale(self.sc.exec, bound, &mut tr.update_rng);
-        let cpu = if tr.pending_runlist.is_some() {
+        // What sleeps: a reload's pending wait, a preempting begin's completion wait
+        // (gate); a hand-over and an update that changes nothing run on the core.
+        let sleeps = tr.pending_runlist.is_some()
+            && (self.m.mechanism == Mechanism::Reload || step == Step::Begin);
+        let cpu = if sleeps {
             wall.min(self.m.epsilon_cpu)
         } else {
             wall
@@ -714,7 +727,7 @@ impl<'m> Sim<'m> {
                 let tsgs = set.iter().map(|x| x as usize).collect();
                 self.mark(Mark::Runlist { by: i, tsgs });
             }
-            self.gpu_runlist_changed();
+            self.gpu_runlist_changed(self.m.mechanism == Mechanism::Reload);
         }
         if self.cfg.boost && self.cfg.boost_timing != BoostTiming::AtDecision {
             self.update_boost(i, true);
@@ -809,17 +822,20 @@ impl<'m> Sim<'m> {
         };
     }
 
-    fn gpu_runlist_changed(&mut self) {
+    /// The eligible set changed at the end of an update. `free`: the next load is part of
+    /// the update (a reload: epsilon includes the switch, U1); else it costs theta (gate:
+    /// the host scheduler switches to the enabled TSG after the update, D24).
+    fn gpu_runlist_changed(&mut self, free: bool) {
         let cur = match self.gpu.state {
             GpuState::Idle => {
-                self.gpu.free_load = true;
+                self.gpu.free_load = free;
                 return;
             }
             GpuState::Switching { to, .. } => to,
             GpuState::Running { tsg, .. } => tsg,
         };
         if !self.gpu.runlisted[cur] {
-            self.gpu.free_load = true;
+            self.gpu.free_load = free;
             match self.gpu_pick(Some(cur), None) {
                 Some(y) => self.gpu_load(y),
                 None => self.gpu.state = GpuState::Idle,

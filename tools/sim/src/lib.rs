@@ -26,5 +26,5 @@ pub mod svg;
 pub mod trace;
 
 pub use engine::{run, BoostTiming, Config, GpuPolicy, LockOrder, RunResult, TaskStats, WaitMode};
-pub use model::{SimModel, SimSegment, SimTask, Time, NS_PER_MS};
+pub use model::{Mechanism, SimModel, SimSegment, SimTask, Time, NS_PER_MS};
 pub use scenario::{Exec, MiscSplit, PieceSplit, Scenario};

@@ -4,6 +4,7 @@
 //!
 //! All times are integer nanoseconds.
 
+pub use gcaps_analysis::model::Mechanism;
 use gcaps_analysis::model::{GpuSegment, Segment, Taskset};
 
 /// Time in integer nanoseconds.
@@ -80,6 +81,16 @@ pub struct SimModel {
     /// `epsilon_cpu`): the rest of its epsilon the updater sleeps in the pending wait,
     /// holding the lock.
     pub epsilon_cpu: Time,
+    /// The eligibility mechanism (D24): `reload` submits the eligible set, `gate`
+    /// enables the eligible TSGs' channels on a complete runlist.
+    pub mechanism: Mechanism,
+    /// Under `gate`: bound of a begin that takes the GPU (`epsilon` unless the file sets
+    /// `epsilon_preempt`); its CPU part is at most `epsilon_cpu`, the rest it sleeps in the
+    /// preempt's completion wait, holding the lock.
+    pub epsilon_preempt: Time,
+    /// Under `gate`: bound of the end of the running segment (`epsilon` unless the file
+    /// sets `epsilon_handover`), all of it on the caller's core.
+    pub epsilon_handover: Time,
     /// TSG context-switch overhead theta.
     pub theta: Time,
     /// TSG time slice L.
@@ -132,6 +143,9 @@ impl SimModel {
             epsilon: ts.platform.epsilon,
             epsilon_fast: ts.platform.eps_fast(),
             epsilon_cpu: ts.platform.eps_cpu(),
+            mechanism: ts.platform.mechanism,
+            epsilon_preempt: ts.platform.eps_preempt(),
+            epsilon_handover: ts.platform.eps_handover(),
             theta: ts.platform.theta,
             timeslice: ts.platform.timeslice.max(1),
             tasks,

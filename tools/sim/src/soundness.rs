@@ -10,7 +10,7 @@ use crate::scenario::Scenario;
 use crate::search::{explore, Observed, Search};
 use gcaps_analysis::experiment::Param;
 use gcaps_analysis::generate::{derive_seed, generate, GenParams, Range};
-use gcaps_analysis::model::Taskset;
+use gcaps_analysis::model::{Mechanism, Taskset};
 
 /// Number of policy/mode pairs.
 pub const NPAIRS: usize = 6;
@@ -111,7 +111,9 @@ pub struct Point {
 /// utilisation, so that the analysis accepts many of them under every pair and a run takes
 /// well under a millisecond; two with best-effort tasks, one with epsilon = 0, one with a
 /// small epsilon and theta, three at Table 3's shape with 0.3 utilisation per core (one with
-/// updates that sleep for all but 50 us of their epsilon, D23).
+/// updates that sleep for all but 50 us of their epsilon, D23), and two under the gate
+/// mechanism (D24): one at Table 3's shape with 50 us hand-overs, one light with a
+/// preempting begin of half epsilon.
 pub fn points() -> Vec<Point> {
     let base = GenParams {
         cpus: 2,
@@ -176,6 +178,26 @@ pub fn points() -> Vec<Point> {
         },
     });
     v.push(Point {
+        name: "table3-u0.3-gate",
+        params: GenParams {
+            epsilon_fast: Some(50_000),
+            epsilon_cpu: Some(50_000),
+            mechanism: Mechanism::Gate,
+            epsilon_handover: Some(50_000),
+            ..table3.clone()
+        },
+    });
+    v.push(Point {
+        name: "light-2cpu-gate",
+        params: GenParams {
+            mechanism: Mechanism::Gate,
+            epsilon_preempt: Some(500_000),
+            epsilon_handover: Some(100_000),
+            epsilon_fast: Some(20_000),
+            ..base.clone()
+        },
+    });
+    v.push(Point {
         name: "table3-u0.3",
         params: table3,
     });
@@ -185,7 +207,9 @@ pub fn points() -> Vec<Point> {
 /// Extra parameter points (`gcaps soundness --points stress`) that load the cores with GPU
 /// tasks, so that many segments meet on one core: boosted holds (D17), boosted lower
 /// segments and the hand-over on one core (D18), the same-core terms of both GCAPS
-/// analyses. Small epsilon and theta in two of them, so that the analysis accepts enough.
+/// analyses. Small epsilon and theta in two of them, so that the analysis accepts enough;
+/// two under the gate mechanism (D24), one of them on one core (hand-overs between the
+/// segments of one core).
 pub fn stress_points() -> Vec<Point> {
     let base = GenParams {
         cpus: 2,
@@ -237,6 +261,27 @@ pub fn stress_points() -> Vec<Point> {
             params: GenParams {
                 epsilon_fast: Some(10_000),
                 epsilon_cpu: Some(20_000),
+                ..base.clone()
+            },
+        },
+        Point {
+            name: "gpu-all-2cpu-gate",
+            params: GenParams {
+                mechanism: Mechanism::Gate,
+                epsilon_fast: Some(10_000),
+                epsilon_cpu: Some(20_000),
+                epsilon_handover: Some(15_000),
+                ..base.clone()
+            },
+        },
+        Point {
+            name: "gpu-all-1cpu-5tasks-gate",
+            params: GenParams {
+                cpus: 1,
+                tasks_per_cpu: Range::new(4, 5),
+                mechanism: Mechanism::Gate,
+                epsilon_fast: Some(10_000),
+                epsilon_handover: Some(20_000),
                 ..base.clone()
             },
         },

@@ -11,8 +11,8 @@
 
 use gcaps_sim::trace::Mark;
 use gcaps_sim::{
-    run, BoostTiming, Config, GpuPolicy, LockOrder, MiscSplit, RunResult, Scenario, SimModel,
-    SimSegment, SimTask, WaitMode,
+    run, BoostTiming, Config, GpuPolicy, LockOrder, Mechanism, MiscSplit, RunResult, Scenario,
+    SimModel, SimSegment, SimTask, WaitMode,
 };
 
 const U: u64 = 100_000;
@@ -49,6 +49,9 @@ fn model(cpus: u32, tasks: Vec<SimTask>) -> SimModel {
         epsilon: 10 * U,
         epsilon_fast: 10 * U,
         epsilon_cpu: 10 * U,
+        mechanism: Mechanism::Reload,
+        epsilon_preempt: 10 * U,
+        epsilon_handover: 10 * U,
         theta: 0,
         timeslice: 1_000 * U,
         tasks,

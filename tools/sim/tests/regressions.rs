@@ -310,3 +310,42 @@ fn boost_at_the_decision_is_within_d18_with_the_hand_over_spin() {
     assert_eq!(tasks[0].0, 7_300_000);
     within(tasks[0].0, bound);
 }
+
+#[test]
+fn gate_handover_switch_after_the_holders_window_is_bounded() {
+    // gate-handover-past-the-window.toml: i's TSG loads again 1.4-1.6, after k's job is
+    // over; i 2.6 ms, the bound since D24 caps a hold at R_k + theta (2.4 ms before). The
+    // same schedule under reload has no switch outside the updates: 2.0 ms.
+    const FILE: &str = "gate-handover-past-the-window.toml";
+    for policy in [GpuPolicy::Gcaps, GpuPolicy::GcapsBoost] {
+        for mode in [WaitMode::Busy, WaitMode::Suspend] {
+            let (tasks, ok) = replay_all(FILE, policy, mode, LockOrder::Fifo);
+            assert!(ok, "{policy:?} {mode:?}");
+            assert_eq!(
+                tasks[0],
+                (2_600_000, Some(2_600_000)),
+                "{policy:?} {mode:?}"
+            );
+            assert_eq!(
+                tasks[1],
+                (1_200_000, Some(1_200_000)),
+                "{policy:?} {mode:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn gate_busy_hpp_spins_through_another_hpp_tasks_handover() {
+    // found-seed41-gate-eps0-3cpu-203.toml: t6 (CPU-only) below t0 and t3 on core 1; t3
+    // spins through the switch after t0's hand-over. 15.26 ms, above the 15.111 ms that
+    // charged t0's end only until it returned; within D24's 15.711 ms.
+    let (tasks, ok) = replay_all(
+        "found-seed41-gate-eps0-3cpu-203.toml",
+        GpuPolicy::Gcaps,
+        WaitMode::Busy,
+        LockOrder::Fifo,
+    );
+    assert!(ok);
+    assert_eq!(tasks[6], (15_260_427, Some(15_710_630)));
+}

@@ -4,8 +4,8 @@
 
 use gcaps_sim::trace::Mark;
 use gcaps_sim::{
-    run, Config, GpuPolicy, LockOrder, MiscSplit, RunResult, Scenario, SimModel, SimSegment,
-    SimTask, WaitMode,
+    run, Config, GpuPolicy, LockOrder, Mechanism, MiscSplit, RunResult, Scenario, SimModel,
+    SimSegment, SimTask, WaitMode,
 };
 
 const U: u64 = 100_000;
@@ -40,6 +40,9 @@ fn model(cpus: u32, eps: u64, theta: u64, slice: u64, tasks: Vec<SimTask>) -> Si
         epsilon: eps * U,
         epsilon_fast: eps * U,
         epsilon_cpu: eps * U,
+        mechanism: Mechanism::Reload,
+        epsilon_preempt: eps * U,
+        epsilon_handover: eps * U,
         theta: theta * U,
         timeslice: slice * U,
         tasks,
@@ -549,5 +552,63 @@ fn an_update_sleeps_for_all_but_epsilon_cpu_of_it() {
             _ => vec![290, 130],
         };
         assert_eq!(run(&m, policy, mode, MiscSplit::Before), want);
+    }
+}
+
+#[test]
+fn gate_begin_sleeps_in_its_preempt_and_the_handover_neither_sleeps_nor_reloads() {
+    // One core, theta 3, epsilon 10 (a reload; under gate also a preempting begin),
+    // epsilon_cpu 2, epsilon_handover 3. L (prio 5, one segment (0, 5)) released at 0, H
+    // (prio 9, CPU 4) at 1.
+    // Gate: L's begin takes the GPU: 0-2 on the core, asleep in the preempt 2-10 (H runs
+    // 2-6: 50); L's TSG loads 10-13 (a switch after the update, not inside it), runs
+    // 13-18; L's end hands over 18-21, all of it on the core: 210. With the CPU part after
+    // the sleep H runs 1-5: 40.
+    // Reload: the begin 0-10 includes the switch, work 10-15, the end update 15-25: 250.
+    let mut m = model(
+        1,
+        10,
+        3,
+        1_000,
+        vec![
+            task("L", 0, Some(5), vec![gpu(0, 5, 1)]),
+            task("H", 0, Some(9), vec![cpu(4)]),
+        ],
+    );
+    m.epsilon_cpu = 2 * U;
+    let run = |m: &SimModel, policy, mode, split| {
+        let mut sc = Scenario::synchronous(m.tasks.len());
+        sc.update_cpu = split;
+        sc.releases = vec![Some(vec![0]), Some(vec![U])];
+        let mut cfg = Config::new(policy, mode, 1_000 * U);
+        cfg.record = true;
+        run(m, &cfg, &sc).expect("runs")
+    };
+    for (policy, mode) in [
+        (GpuPolicy::Gcaps, WaitMode::Busy),
+        (GpuPolicy::Gcaps, WaitMode::Suspend),
+        (GpuPolicy::GcapsBoost, WaitMode::Busy),
+        (GpuPolicy::GcapsBoost, WaitMode::Suspend),
+    ] {
+        m.mechanism = Mechanism::Reload;
+        assert_eq!(responses(&run(&m, policy, mode, MiscSplit::Before))[0], 250);
+        m.mechanism = Mechanism::Gate;
+        m.epsilon_handover = 3 * U;
+        let r = run(&m, policy, mode, MiscSplit::Before);
+        assert_eq!(responses(&r), vec![210, 50], "{policy:?} {mode:?}");
+        let tr = r.trace.expect("recorded");
+        let sleeps: Vec<(u64, u64)> = tr
+            .tasks
+            .iter()
+            .filter(|s| s.task == 0 && s.state == gcaps_sim::trace::TaskState::UpdateSleep)
+            .map(|s| (s.start / U, s.end / U))
+            .collect();
+        assert_eq!(sleeps, vec![(2, 10)], "{policy:?} {mode:?}");
+        let loads: Vec<(u64, u64)> = tr.gpu.iter().map(|s| (s.start / U, s.end / U)).collect();
+        assert_eq!(loads, vec![(10, 13), (13, 18)], "{policy:?} {mode:?}");
+        assert_eq!(
+            responses(&run(&m, policy, mode, MiscSplit::After)),
+            vec![210, 40]
+        );
     }
 }

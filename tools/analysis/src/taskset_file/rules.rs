@@ -38,6 +38,8 @@ pub fn validate(ts: &Taskset) -> Result<(), ValidationError> {
         ("epsilon", ts.platform.epsilon),
         ("epsilon_fast", ts.platform.eps_fast()),
         ("epsilon_cpu", ts.platform.eps_cpu()),
+        ("epsilon_preempt", ts.platform.eps_preempt()),
+        ("epsilon_handover", ts.platform.eps_handover()),
         ("theta", ts.platform.theta),
         ("timeslice", ts.platform.timeslice),
     ] {

@@ -6,8 +6,8 @@ use super::error::{file_err, Scope, ValidationError};
 use super::read::{DATETIME, NONFINITE, STRING};
 use super::rules::{MAX_CPUS, MAX_TIME_MS};
 use crate::model::{
-    cpu_priority_ok, gpu_priority_ok, GpuSegment, Platform, Segment, Task, Taskset, Time,
-    MAX_GPU_PRIORITY, MAX_PRIORITY, MAX_SUBMISSIONS, MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
+    cpu_priority_ok, gpu_priority_ok, GpuSegment, Mechanism, Platform, Segment, Task, Taskset,
+    Time, MAX_GPU_PRIORITY, MAX_PRIORITY, MAX_SUBMISSIONS, MIN_PRIORITY, NS_PER_MS, UPDATE_CEILING,
 };
 use serde_json::{Map, Value};
 
@@ -100,6 +100,30 @@ fn ms_to_ns(
     Ok(ns)
 }
 
+/// The platform's `mechanism`: "reload" (default) or "gate".
+fn mechanism_field(obj: &Map<String, Value>, scope: &Scope) -> Result<Mechanism, ValidationError> {
+    let Some(v) = obj.get("mechanism") else {
+        return Ok(Mechanism::default());
+    };
+    let expected = || {
+        Mechanism::ALL
+            .map(|m| format!("\"{}\"", m.name()))
+            .join(" or ")
+    };
+    let Some(name) = file_string(v) else {
+        return Err(scope.err(
+            "mechanism",
+            format!("must be {}, got {}", expected(), type_name(v)),
+        ));
+    };
+    Mechanism::from_name(name).ok_or_else(|| {
+        scope.err(
+            "mechanism",
+            format!("must be {}, got \"{name}\"", expected()),
+        )
+    })
+}
+
 fn time_field(
     obj: &Map<String, Value>,
     key: &str,
@@ -178,6 +202,9 @@ pub(super) fn from_tree(tree: &Value) -> Result<Taskset, ValidationError> {
             "epsilon",
             "epsilon_fast",
             "epsilon_cpu",
+            "mechanism",
+            "epsilon_preempt",
+            "epsilon_handover",
             "theta",
             "timeslice",
         ],
@@ -198,6 +225,9 @@ pub(super) fn from_tree(tree: &Value) -> Result<Taskset, ValidationError> {
         )?,
         epsilon_fast: time_field(pobj, "epsilon_fast", true, &pscope, "")?,
         epsilon_cpu: time_field(pobj, "epsilon_cpu", true, &pscope, "")?,
+        mechanism: mechanism_field(pobj, &pscope)?,
+        epsilon_preempt: time_field(pobj, "epsilon_preempt", true, &pscope, "")?,
+        epsilon_handover: time_field(pobj, "epsilon_handover", true, &pscope, "")?,
         theta: required(
             time_field(pobj, "theta", true, &pscope, "")?,
             &pscope,

@@ -1,7 +1,7 @@
 //! Writing a taskset as TOML or JSON, with times as exact decimal
 //! milliseconds so that reading the text back gives the same taskset.
 
-use crate::model::{Segment, Taskset, Time, NS_PER_MS};
+use crate::model::{Mechanism, Segment, Taskset, Time, NS_PER_MS};
 
 /// Formats nanoseconds as a decimal number of milliseconds, exactly.
 pub fn ms_string(ns: Time) -> String {
@@ -57,6 +57,15 @@ pub fn to_toml(ts: &Taskset) -> String {
     if let Some(c) = p.epsilon_cpu {
         let _ = writeln!(out, "epsilon_cpu = {}", ms_string(c));
     }
+    if p.mechanism != Mechanism::default() {
+        let _ = writeln!(out, "mechanism = \"{}\"", p.mechanism.name());
+    }
+    if let Some(c) = p.epsilon_preempt {
+        let _ = writeln!(out, "epsilon_preempt = {}", ms_string(c));
+    }
+    if let Some(c) = p.epsilon_handover {
+        let _ = writeln!(out, "epsilon_handover = {}", ms_string(c));
+    }
     let _ = writeln!(out, "theta = {}", ms_string(p.theta));
     let _ = writeln!(out, "timeslice = {}", ms_string(p.timeslice));
     for t in &ts.tasks {
@@ -95,11 +104,18 @@ pub fn to_json(ts: &Taskset) -> String {
     let p = &ts.platform;
     let mut out = String::new();
     out.push_str(&format!(
-        "{{\n  \"platform\": {{\"cpus\": {}, \"epsilon\": {}{}{}, \"theta\": {}, \"timeslice\": {}}},\n  \"task\": [",
+        "{{\n  \"platform\": {{\"cpus\": {}, \"epsilon\": {}{}{}{}{}{}, \"theta\": {}, \"timeslice\": {}}},\n  \"task\": [",
         p.cpus,
         ms_string(p.epsilon),
         p.epsilon_fast.map_or(String::new(), |f| format!(", \"epsilon_fast\": {}", ms_string(f))),
         p.epsilon_cpu.map_or(String::new(), |c| format!(", \"epsilon_cpu\": {}", ms_string(c))),
+        if p.mechanism == Mechanism::default() {
+            String::new()
+        } else {
+            format!(", \"mechanism\": \"{}\"", p.mechanism.name())
+        },
+        p.epsilon_preempt.map_or(String::new(), |c| format!(", \"epsilon_preempt\": {}", ms_string(c))),
+        p.epsilon_handover.map_or(String::new(), |c| format!(", \"epsilon_handover\": {}", ms_string(c))),
         ms_string(p.theta),
         ms_string(p.timeslice)
     ));

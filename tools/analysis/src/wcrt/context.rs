@@ -3,7 +3,7 @@
 //! once.
 
 use super::{GpuPolicy, WaitMode};
-use crate::model::{Taskset, Time};
+use crate::model::{Taskset, Time, UpdateCosts};
 use crate::per_task::{self, PerTask};
 
 /// The analysis context of one taskset, policy and waiting mode.
@@ -11,13 +11,11 @@ pub(crate) struct Ctx {
     pub policy: GpuPolicy,
     pub mode: WaitMode,
     pub p: Vec<PerTask>,
-    pub eps: Time,
+    /// What an update costs under the platform's mechanism (D24).
+    pub cost: UpdateCosts,
     /// Bound of an update that cannot submit (D20): `epsilon_fast`, else
     /// epsilon.
     pub eps_fast: Time,
-    /// The CPU time of one update on its caller's core (D23): the larger
-    /// of `epsilon_cpu` (else epsilon) and `eps_fast`.
-    pub eps_cpu: Time,
     pub theta: Time,
     pub slice: Time,
     /// Number of GPU-using processes, including best-effort ones.
@@ -25,7 +23,7 @@ pub(crate) struct Ctx {
     /// W: the longest wait of one lock request (U3): the rt_mutex grants in
     /// FIFO order and every other real-time GPU task has at most one
     /// request queued ahead, each update holding the lock for at most
-    /// epsilon (D13).
+    /// `cost.lock()` (D13).
     pub lock_wait: Time,
     /// hpp(i): real-time tasks on i's core with CPU priority >= i's
     /// (ties interfere), excluding i. Empty for best-effort tasks.
@@ -53,20 +51,17 @@ impl Ctx {
             })
             .collect();
         let order = per_task::rt_order(&p);
+        let cost = ts.platform.costs();
         Ctx {
             policy,
             mode,
             p,
-            eps: ts.platform.epsilon,
+            cost,
             eps_fast: ts.platform.eps_fast(),
-            eps_cpu: ts.platform.update_cpu(),
             theta: ts.platform.theta,
             slice,
             n_gpu,
-            lock_wait: ts
-                .platform
-                .epsilon
-                .saturating_mul(updaters.saturating_sub(1)),
+            lock_wait: cost.lock().saturating_mul(updaters.saturating_sub(1)),
             hpp,
             order,
         }

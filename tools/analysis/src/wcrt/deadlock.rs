@@ -18,7 +18,7 @@ use super::{GpuPolicy, WaitMode};
 /// True if the configuration can deadlock at all: GCAPS, busy waiting,
 /// epsilon > 0 (with epsilon = 0 no update waits or sleeps).
 fn prone(ctx: &Ctx) -> bool {
-    ctx.policy == GpuPolicy::Gcaps && ctx.mode == WaitMode::Busy && ctx.eps > 0
+    ctx.policy == GpuPolicy::Gcaps && ctx.mode == WaitMode::Busy && ctx.cost.lock() > 0
 }
 
 /// Pairs of real-time GPU tasks with equal CPU priorities on one core (in

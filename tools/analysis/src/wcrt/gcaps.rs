@@ -63,17 +63,21 @@ fn open_non_cpu(ctx: &Ctx, x: usize, lock_wait: Time) -> Time {
 /// charged to a holder when its GPU priority is lower), capped by `R_k`.
 fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut Deps) -> Time {
     let pk = &ctx.p[k];
-    let eps = ctx.eps;
+    let cost = &ctx.cost;
     let base = pk
         .gm
-        .saturating_add(eps.saturating_mul(2).saturating_mul(pk.eta))
+        .saturating_add(segment_updates_gpu(ctx).saturating_mul(pk.eta))
         .saturating_add(open_non_cpu(ctx, k, lock_wait));
     let wk = view.resp(ctx, k, deps);
+    // The hold ends when the next winner's TSG runs: up to `end_tail` after
+    // k's last end update, which lies in k's response window (D24).
+    let cap = wk.saturating_add(ctx.cost.end_tail());
     if ctx.boost() {
-        let peers = eps
+        let peers = cost
+            .lock()
             .saturating_mul(2 * pk.eta)
             .saturating_mul(pk.equal_updaters);
-        return base.saturating_add(peers).min(wk);
+        return base.saturating_add(peers).min(cap);
     }
     // Fixed point over the total open time H of one job: the eta_k open
     // intervals (total length H) meet at most
@@ -82,13 +86,13 @@ fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut Deps) -> T
     let eta = pk.eta.max(1);
     let mut h = base;
     loop {
-        if h >= wk {
-            return wk;
+        if h >= cap {
+            return cap;
         }
         let mut next = base;
         for &x in &ctx.hpp[k] {
             let px = &ctx.p[x];
-            let e = px.c.saturating_add(eps.saturating_mul(px.eta));
+            let e = px.c.saturating_add(cost.begin_gpu.saturating_mul(px.eta));
             let jx = view.resp(ctx, x, deps).saturating_sub(e);
             let by_intervals = ceil_div(h.saturating_add(eta.saturating_mul(jx)), px.period)
                 .saturating_add(eta - 1);
@@ -102,6 +106,27 @@ fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut Deps) -> T
     }
 }
 
+/// The two updates of one segment as a task's own response and as a hold
+/// count them (D1, D24): the begin until its TSG can run, the end until it
+/// returns (a hand-over does not wait for the GPU).
+fn own_updates(ctx: &Ctx) -> Time {
+    ctx.cost.begin_gpu.saturating_add(ctx.cost.end_lock)
+}
+
+/// The two updates of one segment as the GPU time the segment keeps from
+/// the others (D4, D17, D24): the begin until its TSG can run, the end
+/// until the next winner's TSG can run.
+fn segment_updates_gpu(ctx: &Ctx) -> Time {
+    ctx.cost.begin_gpu.saturating_add(ctx.cost.end_gpu)
+}
+
+/// The window in which the GPU delays caused by a job of `x` lie: its
+/// response window, and under gate the switch to the next winner after its
+/// last end update (D24).
+fn gpu_window(ctx: &Ctx, view: &View, x: usize, deps: &mut Deps) -> Time {
+    view.resp(ctx, x, deps).saturating_add(ctx.cost.end_tail())
+}
+
 /// Pushes the interference terms of real-time task `i` and returns its own
 /// work with its runlist updates, lock waits and blocking.
 pub(super) fn build(
@@ -112,11 +137,11 @@ pub(super) fn build(
     deps: &mut Deps,
 ) -> Time {
     let pi = &ctx.p[i];
-    // Own work with own runlist updates (G*_i, D1).
+    // Own work with own runlist updates (G*_i, D1, D24).
     let mut own =
         pi.c.saturating_add(pi.gm)
             .saturating_add(pi.ge)
-            .saturating_add(ctx.eps.saturating_mul(2 * pi.eta));
+            .saturating_add(own_updates(ctx).saturating_mul(pi.eta));
     own = own.saturating_add(ceiling_blocking(ctx, view, i, terms));
     let thr = threshold(ctx, view, i);
     let holders = holders(ctx, view, i, thr);
@@ -128,7 +153,7 @@ pub(super) fn build(
     hpp_terms(ctx, view, i, thr, &waits, terms, deps);
     for &k in &holders {
         let e = hold(ctx, view, k, waits.end, deps);
-        let r = view.resp(ctx, k, deps);
+        let r = gpu_window(ctx, view, k, deps);
         terms.push(term(ctx.p[k].period, r, e, true));
     }
     if ctx.boost() {
@@ -153,12 +178,12 @@ fn ceiling_blocking(ctx: &Ctx, view: &View, i: usize, terms: &mut Vec<Term>) -> 
     let pi = &ctx.p[i];
     let closed_intervals = 1 + pi.eta;
     let per_lower = closed_intervals
-        .saturating_mul(ctx.eps_cpu)
+        .saturating_mul(ctx.cost.cpu)
         .saturating_add(open_restarts(ctx, i).saturating_mul(ctx.eps_fast));
     let mut fixed: Time = 0;
     for (x, px) in ctx.p.iter().enumerate() {
         if px.rt && px.gpu() && px.cpu == pi.cpu && px.prio < pi.prio {
-            let cost = (ctx.eps_cpu, per_lower);
+            let cost = (ctx.cost.cpu.saturating_mul(2), per_lower);
             fixed = fixed.saturating_add(updates_capped(ctx, view, x, cost, terms));
         }
     }
@@ -237,7 +262,7 @@ struct LockWaits {
 impl LockWaits {
     fn new(ctx: &Ctx, queued: Time) -> LockWaits {
         LockWaits {
-            begin: ctx.eps.saturating_mul(queued).min(ctx.lock_wait),
+            begin: ctx.cost.lock().saturating_mul(queued).min(ctx.lock_wait),
             end: ctx.eps_fast.saturating_mul(queued).min(ctx.lock_wait),
         }
     }
@@ -265,12 +290,20 @@ fn own_lock_waits(
     queued: &[usize],
     terms: &mut Vec<Term>,
 ) -> Time {
-    let per_queued = ctx
-        .eps
+    let cost = &ctx.cost;
+    let per_queued = cost
+        .lock()
         .saturating_add(ctx.eps_fast)
         .saturating_mul(ctx.p[i].eta);
+    let per_segment = cost.begin_lock.saturating_add(cost.end_lock);
     queued.iter().fold(0, |acc: Time, &x| {
-        acc.saturating_add(updates_capped(ctx, view, x, (ctx.eps, per_queued), terms))
+        acc.saturating_add(updates_capped(
+            ctx,
+            view,
+            x,
+            (per_segment, per_queued),
+            terms,
+        ))
     })
 }
 
@@ -284,8 +317,12 @@ fn hpp_terms(
     terms: &mut Vec<Term>,
     deps: &mut Deps,
 ) {
-    let eps = ctx.eps;
     let igpu = ctx.p[i].gpu();
+    // h's updates: its begin until its TSG runs, and its end until the next
+    // winner's TSG runs (D24: under gate the switch follows the hand-over).
+    // tau_i may wait on the GPU behind that switch, and so, busy-waiting, may
+    // another hpp task of the core that keeps tau_i from running.
+    let updates = segment_updates_gpu(ctx);
     for &h in &ctx.hpp[i] {
         let ph = &ctx.p[h];
         if ctx.mode == WaitMode::Busy {
@@ -304,10 +341,11 @@ fn hpp_terms(
             let cpu_and_gpu =
                 ph.c.saturating_add(ph.gm)
                     .saturating_add(ph.ge)
-                    .saturating_add(eps.saturating_mul(2 * ph.eta));
+                    .saturating_add(updates.saturating_mul(ph.eta));
             let e = cpu_and_gpu.saturating_add(ctx.lock_wait.saturating_mul(2 * ph.eta));
             let mut t = term(ph.period, 0, e, false);
             if let Some(r) = view.resp_if_known(ctx, h) {
+                let r = r.saturating_add(ctx.cost.end_tail());
                 let e2 =
                     cpu_and_gpu.saturating_add(waits.end_of(view, h, thr).saturating_mul(ph.eta));
                 t.alt = Some((r.saturating_sub(e2), e2));
@@ -317,7 +355,7 @@ fn hpp_terms(
             // Lemma 15: C_h + G^m*_h.
             let mut e =
                 ph.c.saturating_add(ph.gm)
-                    .saturating_add(eps.saturating_mul(2 * ph.eta));
+                    .saturating_add(updates.saturating_mul(ph.eta));
             if igpu && ph.gpu() {
                 // Lemma 13 first term: the rest of h's segment-open time,
                 // during which tau_i cannot get the GPU: G^e_h, the lock
@@ -328,7 +366,7 @@ fn hpp_terms(
                 // (D10), never more than two terms with separate jitters.
                 e = e.saturating_add(open_non_cpu(ctx, h, waits.end_of(view, h, thr)));
             }
-            let r = view.resp(ctx, h, deps);
+            let r = gpu_window(ctx, view, h, deps);
             terms.push(term(ph.period, r, e, true));
         }
     }
@@ -336,10 +374,11 @@ fn hpp_terms(
 
 /// D21: the delay of tau_i by the updates of task `x` (lock waits behind
 /// them, D13, or their ceiling preemptions, D14) is at most `per_job` per
-/// job of tau_i, and never more than x's updates in tau_i's window: `2
-/// eta_x` of at most `per_update` each per job of x (eps for a lock wait,
-/// the update's CPU time eps_cpu for a preemption, D23), all inside x's
-/// response window (jitter `R_x - 2 eta_x per_update`). Pushes the capped
+/// job of tau_i, and never more than x's updates in tau_i's window: one
+/// begin and one end per segment, at most `per_segment` together (their
+/// lock times for a lock wait, twice the update's CPU time for a
+/// preemption, D23), all inside x's response window (jitter
+/// `R_x - eta_x per_segment`). Pushes the capped
 /// term and returns 0 when `R_x` is at hand without an assumption (an
 /// earlier task, the least fixed point of D11, the Audsley tests);
 /// otherwise returns `per_job`.
@@ -347,14 +386,14 @@ fn updates_capped(
     ctx: &Ctx,
     view: &View,
     x: usize,
-    (per_update, per_job): (Time, Time),
+    (per_segment, per_job): (Time, Time),
     terms: &mut Vec<Term>,
 ) -> Time {
     let px = &ctx.p[x];
     let Some(r) = view.resp_if_known(ctx, x) else {
         return per_job;
     };
-    let mut t = term(px.period, r, per_update.saturating_mul(2 * px.eta), true);
+    let mut t = term(px.period, r, per_segment.saturating_mul(px.eta), true);
     t.cap = Some(per_job);
     terms.push(t);
     0
@@ -362,14 +401,21 @@ fn updates_capped(
 
 /// gcaps-boost: the CPU time on its core of one segment of `l` that runs
 /// boosted (D18): busy-waiting, the whole segment `G^m + G^e` (it spins at
-/// the boost priority) and its end update's CPU time; self-suspending, its
-/// `G^m` and its end update's CPU time (eps_cpu, D23: the update sleeps
-/// for the rest). Returns (longest segment, sum per job).
+/// the boost priority), the wait for its TSG after its own begin (gate:
+/// theta, D24) and its end update's CPU time; self-suspending, its `G^m`
+/// and its end update's CPU time (D23: the update sleeps for the rest).
+/// Returns (longest segment, sum per job).
 fn boosted_cpu(ctx: &Ctx, l: usize) -> (Time, Time) {
     let pl = &ctx.p[l];
-    let update = ctx.eps_cpu;
+    let update = ctx.cost.cpu;
+    let spin = ctx.cost.begin_spin;
     let (one, all) = match ctx.mode {
-        WaitMode::Busy => (pl.seg_max, pl.gm.saturating_add(pl.ge)),
+        WaitMode::Busy => (
+            pl.seg_max.saturating_add(spin),
+            pl.gm
+                .saturating_add(pl.ge)
+                .saturating_add(spin.saturating_mul(pl.eta)),
+        ),
         WaitMode::Suspend => (pl.gm_max, pl.gm),
     };
     (
@@ -420,11 +466,12 @@ fn boosted_lower(ctx: &Ctx, view: &View, i: usize, terms: &mut Vec<Term>) -> Tim
 /// gcaps-boost, busy-waiting (D18, the hand-over spin): an update of
 /// another task that makes a pending lower segment `l` of tau_i's core the
 /// running one may boost l before l's TSGs run (at its decision; U8 allows
-/// it), and l then spins at 98 on tau_i's core for the rest of that
-/// update, at most eps. Such an update is the end of the running segment,
+/// it), and l then spins at 98 on tau_i's core until its TSG runs: the
+/// rest of that update, and under gate the switch after it (`end_gpu`,
+/// D24). Such an update is the end of the running segment,
 /// which ranked at least l's on the GPU (it ran while l was open), of a
 /// task other than tau_i (tau_i has no open segment while l runs
-/// boosted) and other than l: eps per segment of every such task in
+/// boosted) and other than l: `end_gpu` per segment of every such task in
 /// tau_i's window. l's own begin makes it the winner at the ceiling, and
 /// self-suspending owners sleep until their work runs: nothing more.
 fn handover_spin(ctx: &Ctx, view: &View, i: usize, terms: &mut Vec<Term>, deps: &mut Deps) {
@@ -437,7 +484,12 @@ fn handover_spin(ctx: &Ctx, view: &View, i: usize, terms: &mut Vec<Term>, deps: 
         if h == i || !(ph.rt && ph.gpu()) || !hands_over {
             continue;
         }
-        let r = view.resp(ctx, h, deps);
-        terms.push(term(ph.period, r, ctx.eps.saturating_mul(ph.eta), true));
+        let r = gpu_window(ctx, view, h, deps);
+        terms.push(term(
+            ph.period,
+            r,
+            ctx.cost.end_gpu.saturating_mul(ph.eta),
+            true,
+        ));
     }
 }
