@@ -2,7 +2,7 @@
 //! GCAPS paper). Exit status 0 when schedulable, 1 when not, 2 on bad input
 //! or usage.
 
-use gcaps_analysis::model::{Taskset, Time, NS_PER_MS};
+use gcaps_analysis::model::{Mechanism, Taskset, Time, NS_PER_MS};
 use gcaps_analysis::taskset_file::escape_text;
 use gcaps_analysis::{
     analyze, parse_taskset, policy_error, Config, Format, GpuPolicy, NoBound, Report, TaskResult,
@@ -177,6 +177,7 @@ pub fn report_json(ts: &Taskset, r: &Report) -> serde_json::Value {
         "schedulable": r.schedulable,
         "policy": policy_name(r.config.policy),
         "mode": mode_name(r.config.mode),
+        "mechanism": ts.platform.mechanism.name(),
         "gpu_priority_assignment": r.config.gpu_priority_assignment,
         "assigned_gpu_priorities": assigned,
         "tasks": tasks,
@@ -220,9 +221,14 @@ fn table(ts: &Taskset, r: &Report) -> String {
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = format!(
-        "policy {}, mode {}{} (times in ms)\n",
+        "policy {}, mode {}{}{} (times in ms)\n",
         policy_name(r.config.policy),
         mode_name(r.config.mode),
+        if ts.platform.mechanism == Mechanism::Gate && r.config.policy.has_gpu_priorities() {
+            ", mechanism gate"
+        } else {
+            ""
+        },
         if r.config.gpu_priority_assignment {
             ", GPU priority assignment enabled"
         } else {

@@ -94,6 +94,41 @@ fn json_shape() {
     let be = &v["tasks"][1];
     assert_eq!(be["best_effort"], true);
     assert!(be["wcrt"].is_null());
+    assert_eq!(v["mechanism"], "reload");
+}
+
+#[test]
+fn gate_mechanism_is_reported_and_changes_the_bound() {
+    // The same set under gate with a 0.05 ms hand-over and epsilon_fast (an
+    // end of a segment a higher one preempted): 1 + 10 + (1 + 0.2)
+    // for the begin until its TSG runs + 0.05 for the hand-over = 12.25 ms
+    // (D24), against 13 under reload; the text says which mechanism.
+    let gate = GOOD.replace(
+        "theta = 0.2",
+        "epsilon_fast = 0.05\nmechanism = \"gate\"\nepsilon_handover = 0.05\ntheta = 0.2",
+    );
+    let f = file(&gate, ".toml");
+    let run = |args: &[&str]| {
+        let out = gcaps()
+            .arg("analyze")
+            .args(args)
+            .arg(f.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(&run(&["--format", "json", "--mode", "suspend"])).unwrap();
+    assert_eq!(v["mechanism"], "gate");
+    assert_eq!(v["tasks"][0]["wcrt"], 12.25);
+    let text = run(&["--mode", "suspend"]);
+    assert!(
+        text.starts_with("policy gcaps, mode suspend, mechanism gate"),
+        "{text}"
+    );
+    let text = run(&["--policy", "mpcp", "--mode", "suspend"]);
+    assert!(!text.contains("mechanism"), "{text}");
 }
 
 #[test]
