@@ -168,7 +168,7 @@ impl Platform {
                     end_lock: eps,
                     begin_gpu: eps,
                     end_gpu: eps,
-                    begin_spin: 0,
+                    switch_after: 0,
                     cpu: self.eps_cpu().max(fast),
                 }
             }
@@ -179,7 +179,7 @@ impl Platform {
                     end_lock: handover.max(fast),
                     begin_gpu: preempt.saturating_add(self.theta).max(fast),
                     end_gpu: handover.saturating_add(self.theta).max(fast),
-                    begin_spin: self.theta,
+                    switch_after: self.theta,
                     cpu: self.eps_cpu().min(preempt).max(fast).max(handover),
                 }
             }
@@ -207,10 +207,12 @@ pub struct UpdateCosts {
     /// `epsilon_handover + theta` (the caller returns after
     /// `epsilon_handover`).
     pub end_gpu: Time,
-    /// What a segment that begins as the winner waits on the GPU after its
-    /// begin update returned: reload 0 (epsilon includes the switch), gate
-    /// theta. A busy-waiting owner spins for it.
-    pub begin_spin: Time,
+    /// The switch to the TSG an update makes eligible, after the update
+    /// returned: reload 0 (epsilon includes it, U1), gate theta. A
+    /// busy-waiting owner spins for it after its own winning begin, and the
+    /// GPU delays a job causes reach this far past its response window (the
+    /// switch after its last end update).
+    pub switch_after: Time,
     /// The CPU time of one update on its caller's core (D23): reload
     /// `max(epsilon_cpu, epsilon_fast)`; gate also the hand-over, which
     /// never sleeps, and a preempting begin's CPU part is at most its
@@ -222,13 +224,6 @@ impl UpdateCosts {
     /// The longest any update holds the runlist lock.
     pub fn lock(&self) -> Time {
         self.begin_lock.max(self.end_lock)
-    }
-
-    /// How long after an end update returns the next winner's TSG may
-    /// still wait for the GPU: reload 0, gate theta. GPU delays that a job
-    /// causes reach this far past its response window.
-    pub fn end_tail(&self) -> Time {
-        self.end_gpu.saturating_sub(self.end_lock)
     }
 }
 

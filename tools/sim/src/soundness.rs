@@ -209,7 +209,8 @@ pub fn points() -> Vec<Point> {
 /// segments and the hand-over on one core (D18), the same-core terms of both GCAPS
 /// analyses. Small epsilon and theta in two of them, so that the analysis accepts enough;
 /// two under the gate mechanism (D24), one of them on one core (hand-overs between the
-/// segments of one core).
+/// segments of one core), the other with `epsilon_fast` (= epsilon) above a hand-over plus
+/// theta, so that an end's charge exceeds what a hand-over takes.
 pub fn stress_points() -> Vec<Point> {
     let base = GenParams {
         cpus: 2,
@@ -268,7 +269,6 @@ pub fn stress_points() -> Vec<Point> {
             name: "gpu-all-2cpu-gate",
             params: GenParams {
                 mechanism: Mechanism::Gate,
-                epsilon_fast: Some(10_000),
                 epsilon_cpu: Some(20_000),
                 epsilon_handover: Some(15_000),
                 ..base.clone()

@@ -69,9 +69,9 @@ fn hold(ctx: &Ctx, view: &View, k: usize, lock_wait: Time, deps: &mut Deps) -> T
         .saturating_add(segment_updates_gpu(ctx).saturating_mul(pk.eta))
         .saturating_add(open_non_cpu(ctx, k, lock_wait));
     let wk = view.resp(ctx, k, deps);
-    // The hold ends when the next winner's TSG runs: up to `end_tail` after
-    // k's last end update, which lies in k's response window (D24).
-    let cap = wk.saturating_add(ctx.cost.end_tail());
+    // The hold ends when the next winner's TSG runs: up to `switch_after`
+    // after k's last end update, which lies in k's response window (D24).
+    let cap = wk.saturating_add(ctx.cost.switch_after);
     if ctx.boost() {
         let peers = cost
             .lock()
@@ -124,7 +124,8 @@ fn segment_updates_gpu(ctx: &Ctx) -> Time {
 /// response window, and under gate the switch to the next winner after its
 /// last end update (D24).
 fn gpu_window(ctx: &Ctx, view: &View, x: usize, deps: &mut Deps) -> Time {
-    view.resp(ctx, x, deps).saturating_add(ctx.cost.end_tail())
+    view.resp(ctx, x, deps)
+        .saturating_add(ctx.cost.switch_after)
 }
 
 /// Pushes the interference terms of real-time task `i` and returns its own
@@ -345,7 +346,7 @@ fn hpp_terms(
             let e = cpu_and_gpu.saturating_add(ctx.lock_wait.saturating_mul(2 * ph.eta));
             let mut t = term(ph.period, 0, e, false);
             if let Some(r) = view.resp_if_known(ctx, h) {
-                let r = r.saturating_add(ctx.cost.end_tail());
+                let r = r.saturating_add(ctx.cost.switch_after);
                 let e2 =
                     cpu_and_gpu.saturating_add(waits.end_of(view, h, thr).saturating_mul(ph.eta));
                 t.alt = Some((r.saturating_sub(e2), e2));
@@ -408,7 +409,7 @@ fn updates_capped(
 fn boosted_cpu(ctx: &Ctx, l: usize) -> (Time, Time) {
     let pl = &ctx.p[l];
     let update = ctx.cost.cpu;
-    let spin = ctx.cost.begin_spin;
+    let spin = ctx.cost.switch_after;
     let (one, all) = match ctx.mode {
         WaitMode::Busy => (
             pl.seg_max.saturating_add(spin),
