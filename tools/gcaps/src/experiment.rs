@@ -78,18 +78,12 @@ fn base_params(args: &Args) -> Result<GenParams, String> {
     if let Some(e) = args.epsilon_ms {
         p.epsilon = ns("epsilon-ms", e)?;
     }
-    if let Some(f) = args.epsilon_fast_ms {
-        p.epsilon_fast = Some(ns("epsilon-fast-ms", f)?);
-    }
-    if let Some(c) = args.epsilon_cpu_ms {
-        p.epsilon_cpu = Some(ns("epsilon-cpu-ms", c)?);
-    }
-    if let Some(c) = args.epsilon_preempt_ms {
-        p.epsilon_preempt = Some(ns("epsilon-preempt-ms", c)?);
-    }
-    if let Some(c) = args.epsilon_handover_ms {
-        p.epsilon_handover = Some(ns("epsilon-handover-ms", c)?);
-    }
+    // Table 3 has none of the optional costs (each defaults to epsilon).
+    let opt = crate::generate::opt_ms_to_ns;
+    p.epsilon_fast = opt("epsilon-fast-ms", args.epsilon_fast_ms)?;
+    p.epsilon_cpu = opt("epsilon-cpu-ms", args.epsilon_cpu_ms)?;
+    p.epsilon_preempt = opt("epsilon-preempt-ms", args.epsilon_preempt_ms)?;
+    p.epsilon_handover = opt("epsilon-handover-ms", args.epsilon_handover_ms)?;
     p.validate().map_err(|e| e.to_string())?;
     Ok(p)
 }

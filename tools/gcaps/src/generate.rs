@@ -184,6 +184,11 @@ pub(crate) fn ms_to_ns(flag: &str, ms: f64) -> Result<Time, String> {
     Ok((ms * NS_PER_MS as f64).round() as Time)
 }
 
+/// [`ms_to_ns`] of an optional flag.
+pub(crate) fn opt_ms_to_ns(flag: &str, ms: Option<f64>) -> Result<Option<Time>, String> {
+    ms.map(|m| ms_to_ns(flag, m)).transpose()
+}
+
 impl GenFlags {
     /// Converts the flags to validated generation parameters.
     pub fn to_params(&self) -> Result<GenParams, String> {
@@ -201,23 +206,11 @@ impl GenFlags {
             g_to_c_ratio: self.g_to_c_ratio.0,
             gm_share: self.gm_share.0,
             epsilon: ms_to_ns("epsilon-ms", self.epsilon_ms)?,
-            epsilon_fast: self
-                .epsilon_fast_ms
-                .map(|f| ms_to_ns("epsilon-fast-ms", f))
-                .transpose()?,
-            epsilon_cpu: self
-                .epsilon_cpu_ms
-                .map(|c| ms_to_ns("epsilon-cpu-ms", c))
-                .transpose()?,
+            epsilon_fast: opt_ms_to_ns("epsilon-fast-ms", self.epsilon_fast_ms)?,
+            epsilon_cpu: opt_ms_to_ns("epsilon-cpu-ms", self.epsilon_cpu_ms)?,
             mechanism: self.mechanism,
-            epsilon_preempt: self
-                .epsilon_preempt_ms
-                .map(|c| ms_to_ns("epsilon-preempt-ms", c))
-                .transpose()?,
-            epsilon_handover: self
-                .epsilon_handover_ms
-                .map(|c| ms_to_ns("epsilon-handover-ms", c))
-                .transpose()?,
+            epsilon_preempt: opt_ms_to_ns("epsilon-preempt-ms", self.epsilon_preempt_ms)?,
+            epsilon_handover: opt_ms_to_ns("epsilon-handover-ms", self.epsilon_handover_ms)?,
             theta: ms_to_ns("theta-ms", self.theta_ms)?,
             timeslice: ms_to_ns("timeslice-ms", self.timeslice_ms)?,
             best_effort_ratio: self.best_effort_ratio,

@@ -517,30 +517,45 @@ fn an_update_that_cannot_submit_holds_the_lock_for_epsilon_fast() {
 /// boosted from its runlist at 10 and submits at once: GPU 10-15, end update 15-25 (25);
 /// self-suspending, H runs 10-14 (13); busy-waiting, L spins boosted until its end update
 /// ends at 25: H 25-29 (28), and L returns from its end call after H (29).
-#[test]
-fn an_update_sleeps_for_all_but_epsilon_cpu_of_it() {
-    let mut m = model(
+/// The GCAPS policy/mode pairs.
+const GCAPS_PAIRS: [(GpuPolicy, WaitMode); 4] = [
+    (GpuPolicy::Gcaps, WaitMode::Busy),
+    (GpuPolicy::Gcaps, WaitMode::Suspend),
+    (GpuPolicy::GcapsBoost, WaitMode::Busy),
+    (GpuPolicy::GcapsBoost, WaitMode::Suspend),
+];
+
+/// One core, epsilon 10, the given theta: L (prio 5, one segment (0, 5)) and H (prio 9,
+/// CPU 4).
+fn l_and_h(theta: u64) -> SimModel {
+    model(
         1,
         10,
-        0,
+        theta,
         1_000,
         vec![
             task("L", 0, Some(5), vec![gpu(0, 5, 1)]),
             task("H", 0, Some(9), vec![cpu(4)]),
         ],
-    );
-    let run = |m: &SimModel, policy, mode, split| {
-        let mut sc = Scenario::synchronous(m.tasks.len());
-        sc.update_cpu = split;
-        sc.releases = vec![Some(vec![0]), Some(vec![U])];
-        responses(&run(m, &Config::new(policy, mode, 1_000 * U), &sc).expect("runs"))
-    };
-    for (policy, mode) in [
-        (GpuPolicy::Gcaps, WaitMode::Busy),
-        (GpuPolicy::Gcaps, WaitMode::Suspend),
-        (GpuPolicy::GcapsBoost, WaitMode::Busy),
-        (GpuPolicy::GcapsBoost, WaitMode::Suspend),
-    ] {
+    )
+}
+
+/// [`l_and_h`]'s L released at 0 and H at 1, the updates' CPU part placed by `split`,
+/// recorded.
+fn run_l_and_h(m: &SimModel, policy: GpuPolicy, mode: WaitMode, split: MiscSplit) -> RunResult {
+    let mut sc = Scenario::synchronous(m.tasks.len());
+    sc.update_cpu = split;
+    sc.releases = vec![Some(vec![0]), Some(vec![U])];
+    let mut cfg = Config::new(policy, mode, 1_000 * U);
+    cfg.record = true;
+    run(m, &cfg, &sc).expect("runs")
+}
+
+#[test]
+fn an_update_sleeps_for_all_but_epsilon_cpu_of_it() {
+    let mut m = l_and_h(0);
+    let run = |m: &SimModel, policy, mode, split| responses(&run_l_and_h(m, policy, mode, split));
+    for (policy, mode) in GCAPS_PAIRS {
         m.epsilon_cpu = 2 * U;
         assert_eq!(run(&m, policy, mode, MiscSplit::Before), vec![250, 50]);
         assert_eq!(run(&m, policy, mode, MiscSplit::After), vec![250, 40]);
@@ -565,31 +580,10 @@ fn gate_begin_sleeps_in_its_preempt_and_the_handover_neither_sleeps_nor_reloads(
     // 13-18; L's end hands over 18-21, all of it on the core: 210. With the CPU part after
     // the sleep H runs 1-5: 40.
     // Reload: the begin 0-10 includes the switch, work 10-15, the end update 15-25: 250.
-    let mut m = model(
-        1,
-        10,
-        3,
-        1_000,
-        vec![
-            task("L", 0, Some(5), vec![gpu(0, 5, 1)]),
-            task("H", 0, Some(9), vec![cpu(4)]),
-        ],
-    );
+    let mut m = l_and_h(3);
     m.epsilon_cpu = 2 * U;
-    let run = |m: &SimModel, policy, mode, split| {
-        let mut sc = Scenario::synchronous(m.tasks.len());
-        sc.update_cpu = split;
-        sc.releases = vec![Some(vec![0]), Some(vec![U])];
-        let mut cfg = Config::new(policy, mode, 1_000 * U);
-        cfg.record = true;
-        run(m, &cfg, &sc).expect("runs")
-    };
-    for (policy, mode) in [
-        (GpuPolicy::Gcaps, WaitMode::Busy),
-        (GpuPolicy::Gcaps, WaitMode::Suspend),
-        (GpuPolicy::GcapsBoost, WaitMode::Busy),
-        (GpuPolicy::GcapsBoost, WaitMode::Suspend),
-    ] {
+    let run = run_l_and_h;
+    for (policy, mode) in GCAPS_PAIRS {
         m.mechanism = Mechanism::Reload;
         assert_eq!(responses(&run(&m, policy, mode, MiscSplit::Before))[0], 250);
         m.mechanism = Mechanism::Gate;
