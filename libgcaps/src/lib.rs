@@ -26,7 +26,7 @@ pub use info::{
     AlwaysReasons, ClientInfo, CpuClass, List, Priorities, SegState, Status, TsgInfo, Version,
 };
 pub use priority::{GpuPriority, ENV_GPU_PRIORITY, GPU_PRIORITY_MAX, GPU_PRIORITY_MIN};
-pub use stats::{DelayHistogram, Stats, DELAY_BUCKETS};
+pub use stats::{DelayHistogram, Stats, UpdateCost, UpdateKind, DELAY_BUCKETS, UPDATE_KINDS};
 pub use trace::{TraceBatch, TraceBuf, TraceEvent, TraceFlags, TraceKind};
 
 use nix::errno::Errno;

@@ -19,6 +19,104 @@ const REJECT_NAMES: [(usize, &str); 11] = [
     (uapi::GCAPS_REJ_OTHER as usize, "other"),
 ];
 
+/// Number of update kinds (`GCAPS_UPDATE_KINDS`).
+pub const UPDATE_KINDS: usize = uapi::GCAPS_UPDATE_KINDS as usize;
+
+/// The kinds of update `GCAPS_IOC_STATS` reports costs for, by `GCAPS_UPDATE_*` index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum UpdateKind {
+    /// It had the driver resubmit its runlist (`GCAPS_UPDATE_SUBMIT`).
+    Submit,
+    /// It did not submit: the fast path, or an update whose decision did not change
+    /// (`GCAPS_UPDATE_FAST`).
+    Fast,
+    /// Reserved for `mechanism=gate`: a begin that preempts the running TSG.
+    Preempt,
+    /// Reserved for `mechanism=gate`: an end that hands the GPU over without a reload.
+    Handover,
+}
+
+impl UpdateKind {
+    /// Every kind, in `GCAPS_UPDATE_*` order.
+    pub const ALL: [UpdateKind; UPDATE_KINDS] = [
+        UpdateKind::Submit,
+        UpdateKind::Fast,
+        UpdateKind::Preempt,
+        UpdateKind::Handover,
+    ];
+
+    /// Its index in [`Stats::updates`].
+    pub fn index(self) -> usize {
+        (match self {
+            UpdateKind::Submit => uapi::GCAPS_UPDATE_SUBMIT,
+            UpdateKind::Fast => uapi::GCAPS_UPDATE_FAST,
+            UpdateKind::Preempt => uapi::GCAPS_UPDATE_PREEMPT,
+            UpdateKind::Handover => uapi::GCAPS_UPDATE_HANDOVER,
+        }) as usize
+    }
+
+    /// Its name in upper case, as the header spells it after `GCAPS_UPDATE_`.
+    pub fn name(self) -> &'static str {
+        match self {
+            UpdateKind::Submit => "SUBMIT",
+            UpdateKind::Fast => "FAST",
+            UpdateKind::Preempt => "PREEMPT",
+            UpdateKind::Handover => "HANDOVER",
+        }
+    }
+}
+
+/// The costs of one kind of update (`struct gcaps_update_cost`): wall time from holding the
+/// update lock (plus the raise to the ceiling) to its release and the return from the ceiling,
+/// and the caller's on-CPU time in that window, with a log2 histogram of each (the buckets of
+/// [`DelayHistogram::bounds_ns`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UpdateCost {
+    /// Updates of this kind.
+    pub count: u64,
+    pub wall_max_ns: u64,
+    pub wall_sum_ns: u64,
+    pub cpu_max_ns: u64,
+    pub cpu_sum_ns: u64,
+    pub wall_buckets: [u64; DELAY_BUCKETS],
+    pub cpu_buckets: [u64; DELAY_BUCKETS],
+}
+
+impl UpdateCost {
+    fn from_uapi(u: &uapi::gcaps_update_cost) -> Self {
+        let &uapi::gcaps_update_cost {
+            count,
+            wall_max_ns,
+            wall_sum_ns,
+            cpu_max_ns,
+            cpu_sum_ns,
+            wall_buckets,
+            cpu_buckets,
+        } = u;
+        Self {
+            count,
+            wall_max_ns,
+            wall_sum_ns,
+            cpu_max_ns,
+            cpu_sum_ns,
+            wall_buckets,
+            cpu_buckets,
+        }
+    }
+
+    /// The mean wall time in ns, `None` without samples.
+    pub fn wall_mean_ns(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.wall_sum_ns as f64 / self.count as f64)
+    }
+
+    /// The mean on-CPU time in ns, `None` without samples.
+    pub fn cpu_mean_ns(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.cpu_sum_ns as f64 / self.count as f64)
+    }
+}
+
 /// Counters since the module was loaded or the statistics were last reset.
 ///
 /// With the `serde` feature the plain counters serialise under their field names (the JSON of
@@ -62,6 +160,9 @@ pub struct Stats {
     /// Segments open now. Always `open_at_reset + begins == ends + ends_by_close +
     /// segments_open` (see [`Stats::balanced`]).
     pub segments_open: u64,
+    /// Update costs per kind, by [`UpdateKind::index`] (see [`Stats::update`]).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub updates: [UpdateCost; UPDATE_KINDS],
 }
 
 /// The update-delay histogram: log2 buckets in nanoseconds (see [`DelayHistogram::bounds_ns`]).
@@ -104,6 +205,7 @@ impl Stats {
             delay_buckets,
             open_at_reset,
             segments_open,
+            updates,
         } = s;
         Self {
             begins,
@@ -129,7 +231,13 @@ impl Stats {
             },
             open_at_reset,
             segments_open,
+            updates: updates.each_ref().map(UpdateCost::from_uapi),
         }
+    }
+
+    /// The costs of updates of `kind`.
+    pub fn update(&self, kind: UpdateKind) -> &UpdateCost {
+        &self.updates[kind.index()]
     }
 
     /// The module's segment balance: every segment begun since the last reset, and every one
@@ -257,7 +365,33 @@ mod tests {
         u.rejected[12] = 9;
         u.delay_buckets[0] = 1;
         u.delay_buckets[2] = 3;
+        let k = uapi::GCAPS_UPDATE_FAST as usize;
+        u.updates[k].count = 2;
+        u.updates[k].wall_max_ns = 7;
+        u.updates[k].wall_sum_ns = 10;
+        u.updates[k].cpu_max_ns = 5;
+        u.updates[k].cpu_sum_ns = 6;
+        u.updates[k].wall_buckets[1] = 2;
+        u.updates[k].cpu_buckets[3] = 2;
         let s = Stats::from_uapi(&u);
+        let f = s.update(UpdateKind::Fast);
+        assert_eq!(
+            (
+                f.count,
+                f.wall_max_ns,
+                f.wall_sum_ns,
+                f.cpu_max_ns,
+                f.cpu_sum_ns
+            ),
+            (2, 7, 10, 5, 6)
+        );
+        assert_eq!((f.wall_buckets[1], f.cpu_buckets[3]), (2, 2));
+        assert_eq!((f.wall_mean_ns(), f.cpu_mean_ns()), (Some(5.0), Some(3.0)));
+        assert_eq!(s.update(UpdateKind::Submit), &UpdateCost::default());
+        assert_eq!(UpdateCost::default().wall_mean_ns(), None);
+        for (i, k) in UpdateKind::ALL.iter().enumerate() {
+            assert_eq!(k.index(), i);
+        }
         assert_eq!(
             (
                 s.begins,

@@ -92,8 +92,25 @@ mod tests {
     }
 
     #[test]
-    fn stats_grew_to_ver2_and_keeps_older_versions_in_front() {
-        assert_eq!(size_of::<gcaps_stats>(), GCAPS_STATS_SIZE_VER2 as usize);
+    fn stats_grew_to_ver3_and_keeps_older_versions_in_front() {
+        assert_eq!(size_of::<gcaps_stats>(), GCAPS_STATS_SIZE_VER3 as usize);
+        assert_eq!(
+            core::mem::offset_of!(gcaps_stats, updates),
+            GCAPS_STATS_SIZE_VER2 as usize
+        );
+        assert_eq!(
+            size_of::<gcaps_update_cost>(),
+            GCAPS_UPDATE_COST_SIZE as usize
+        );
+        assert_eq!(
+            GCAPS_STATS_SIZE_VER2 + GCAPS_UPDATE_KINDS * GCAPS_UPDATE_COST_SIZE,
+            GCAPS_STATS_SIZE_VER3
+        );
+        assert!(GCAPS_UPDATE_SUBMIT < GCAPS_UPDATE_KINDS && GCAPS_UPDATE_FAST < GCAPS_UPDATE_KINDS);
+        assert_eq!(
+            core::mem::offset_of!(gcaps_stats, segments_open) + 8,
+            GCAPS_STATS_SIZE_VER2 as usize
+        );
         assert_eq!(
             core::mem::offset_of!(gcaps_stats, open_at_reset),
             GCAPS_STATS_SIZE_VER1 as usize

@@ -143,6 +143,9 @@ impl State {
         glue::write_arg(arg, &l, size)
     }
 
+    // Not inlined: its struct (2736 bytes, VER3) then takes stack only during STATS, never in
+    // the frame of the begin/end paths, which go deep into the driver's resubmit.
+    #[inline(never)]
     fn stats(&self, arg: usize) -> Result {
         let (mut s, size) = glue::read_arg::<uapi::Stats>(arg)?;
         let reset = ioctl::stats_reset(&s, size, glue::capable_admin)?;
@@ -155,6 +158,7 @@ impl State {
             c.stats(&mut s, reset);
         });
         self.rejected.read(&mut s.rejected, reset);
+        self.costs.read(&mut s.updates, reset);
         glue::write_arg(arg, &s, size)
     }
 

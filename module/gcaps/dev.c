@@ -267,7 +267,11 @@ int gcaps_glue_init(void *ctx)
 	BUILD_BUG_ON(sizeof(struct gcaps_seg_end) != GCAPS_SEG_END_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct gcaps_status) != GCAPS_STATUS_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(struct gcaps_list) != GCAPS_LIST_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct gcaps_stats) != GCAPS_STATS_SIZE_VER2);
+	BUILD_BUG_ON(sizeof(struct gcaps_stats) != GCAPS_STATS_SIZE_VER3);
+	BUILD_BUG_ON(offsetof(struct gcaps_stats, updates) != GCAPS_STATS_SIZE_VER2);
+	BUILD_BUG_ON(sizeof(struct gcaps_update_cost) != GCAPS_UPDATE_COST_SIZE);
+	BUILD_BUG_ON(GCAPS_STATS_SIZE_VER3 !=
+		     GCAPS_STATS_SIZE_VER2 + GCAPS_UPDATE_KINDS * GCAPS_UPDATE_COST_SIZE);
 	BUILD_BUG_ON(sizeof(struct gcaps_trace_event) != GCAPS_TRACE_EVENT_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(struct gcaps_trace_read) != GCAPS_TRACE_READ_SIZE_VER0);
 	BUILD_BUG_ON(GCAPS_REJ_NR != 16 || GCAPS_DELAY_BUCKETS != 32);

@@ -43,7 +43,7 @@ mod update;
 
 use self::gcaps_core::ioctl::{self, Command, Refusal, Sched};
 use self::gcaps_core::policy::{priority_in_range, MAX_PRIORITY, MIN_PRIORITY};
-use self::gcaps_core::stats::Rejected;
+use self::gcaps_core::stats::{Rejected, UpdateCosts, UpdateKind};
 use self::gcaps_core::uapi::{self, TraceEvent};
 use self::gcaps_core::{
     Call, ClientRef, Core, Decision, Errno, Exits, Holder, Host, ListBuf, Opener, PidToken,
@@ -345,6 +345,7 @@ impl Loaded {
             list: unsafe { ListLock::new(listbuf) },
             trace,
             rejected: Rejected::new(),
+            costs: KvBox::<UpdateCosts>::new_zeroed()?,
             exits: Exits::new(),
             // SAFETY: As above: the only `SchedLock`.
             sched: unsafe { SchedLock::new(Holder::new(boost_prio, ceiling)) },

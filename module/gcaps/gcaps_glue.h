@@ -92,6 +92,7 @@ void gcaps_glue_exit_final(void);
 /* The calling task. */
 void gcaps_glue_caller(struct gcaps_caller *out);
 void gcaps_glue_current_sched(s32 *policy, s32 *rt_priority);
+u64 gcaps_glue_current_cputime_ns(void);
 bool gcaps_glue_may_raise_rt_prio(int prio);
 bool gcaps_glue_capable_admin(void);
 bool gcaps_glue_current_exiting(void);

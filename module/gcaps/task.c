@@ -13,6 +13,7 @@
 #include <linux/pid.h>
 #include <linux/rtmutex.h>
 #include <linux/sched.h>
+#include <linux/sched/cputime.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/string.h>
@@ -40,6 +41,21 @@ void gcaps_glue_current_sched(s32 *policy, s32 *rt_priority)
 {
 	*policy = READ_ONCE(current->policy);
 	*rt_priority = READ_ONCE(current->rt_priority);
+}
+
+/*
+ * The calling thread's CPU time in ns: user + system time as task_cputime_adjusted() gives it
+ * (EXPORT_SYMBOL_GPL on 5.10, 5.15 and 6.12), which sum to its scheduler runtime
+ * (se.sum_exec_runtime, or task_sched_runtime() under full dynticks). The runtime is brought
+ * up to date at every scheduler event of the thread (tick, switch, a change of its policy),
+ * not continuously: a read lags by the time the thread ran since the last one.
+ */
+u64 gcaps_glue_current_cputime_ns(void)
+{
+	u64 ut, st;
+
+	task_cputime_adjusted(current, &ut, &st);
+	return ut + st;
 }
 
 /* The rule sched_setscheduler applies to raising an RT priority: RLIMIT_RTPRIO or CAP_SYS_NICE. */

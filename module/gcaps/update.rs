@@ -21,6 +21,69 @@ unsafe impl Zeroable for Locked {}
 // SAFETY: Arrays of UAPI structs made of integers: all-zero is valid.
 unsafe impl Zeroable for ListBuf {}
 
+// SAFETY: Integer atomics only: all-zero is `UpdateCosts::new()` (documented by the core).
+unsafe impl Zeroable for UpdateCosts {}
+
+/// The start of a real-time update's cost window (`GCAPS_UPDATE_*` in the STATS reply): wall
+/// time from the moment the update holds the lock (plus the raise to the ceiling before its
+/// lock request) to the release and the return from the ceiling; the caller's CPU time in the
+/// same window. The lock wait is outside it (the analysis's ε starts with the hold, U1).
+#[derive(Clone, Copy)]
+struct CostStart {
+    /// Wall time of the window before the hold: the raise to the ceiling.
+    before_ns: u64,
+    /// `CLOCK_MONOTONIC` when the hold began (the fast path: when it tried the lock).
+    at_ns: u64,
+    /// The caller's CPU time then; `None` on the fast path, which runs with preemption
+    /// disabled and never sleeps, so its on-CPU time is its wall time (the scheduler's
+    /// runtime is not brought up to date inside it).
+    cpu_ns: Option<u64>,
+    /// The core's resubmit count then.
+    submits: u64,
+}
+
+impl CostStart {
+    /// An update at the ceiling that now holds the lock; the raise took `raise_ns`. Its CPU
+    /// time is read now: the raise's change of policy brought the runtime up to date (and so
+    /// does a sleep in the lock wait), so the reading lags only by the lock acquisition.
+    fn ceiling(core: &Core, raise_ns: u64) -> Self {
+        Self {
+            before_ns: raise_ns,
+            at_ns: now_ns(),
+            cpu_ns: Some(glue::current_cputime_ns()),
+            submits: core.submits(),
+        }
+    }
+
+    /// An update on the fast path that tried the lock at `at_ns`.
+    fn fast(core: &Core, at_ns: u64) -> Self {
+        Self {
+            before_ns: 0,
+            at_ns,
+            cpu_ns: None,
+            submits: core.submits(),
+        }
+    }
+
+    /// Whether the update submitted (the lock still held, `core` as it leaves it).
+    fn submitted(&self, core: &Core) -> bool {
+        core.submits() != self.submits
+    }
+
+    /// Records the update, which has released the lock and returned from the ceiling. The
+    /// CPU time is read after that return, whose change of policy brings it up to date.
+    fn record(self, costs: &UpdateCosts, submitted: bool) {
+        let end = now_ns();
+        let wall = end
+            .saturating_sub(self.at_ns)
+            .saturating_add(self.before_ns);
+        let cpu = self
+            .cpu_ns
+            .map_or(wall, |c| glue::current_cputime_ns().saturating_sub(c));
+        costs.record(UpdateKind::of(submitted), wall, cpu);
+    }
+}
+
 /// The core's view of the kernel while the update lock is held.
 pub(super) struct Env<'a> {
     be: &'a mut Backend,
@@ -133,6 +196,8 @@ pub(super) struct State {
     pub(super) trace: TraceRing,
     /// Failed open/ioctl calls per errno class (lock-free).
     pub(super) rejected: Rejected,
+    /// Costs of real-time updates per kind (lock-free; recorded after the release).
+    pub(super) costs: KvBox<UpdateCosts>,
     /// Clients whose owner may have exited (lock-free; drained under `update`).
     pub(super) exits: Exits,
     /// Who is boosted and the ceiling's rules (`update_prio`, U2; `boost_prio`): every change
@@ -166,6 +231,7 @@ impl State {
         f: impl FnOnce(&mut Core, &mut Env<'_>) -> Result<R>,
     ) -> Result<R> {
         let mut ceiling = None;
+        let tried_ns = if rt { now_ns() } else { 0 };
         let fast = if rt {
             self.update
                 .try_lock_nonpreemptible()
@@ -173,22 +239,33 @@ impl State {
         } else {
             None
         };
-        let mut locked = match fast {
-            Some(l) => l,
+        let (mut locked, cost) = match fast {
+            Some(l) => {
+                let cost = CostStart::fast(&l.core, tried_ns);
+                (l, Some(cost))
+            }
             None => {
+                let mut raise_ns = 0;
                 if rt {
+                    let t = now_ns();
                     ceiling = Some(Ceiling::raise(&self.sched)?);
+                    raise_ns = now_ns().saturating_sub(t);
                 }
                 let mut l = self.update.lock_killable()?;
+                let cost = rt.then(|| CostStart::ceiling(&l.core, raise_ns));
                 if rt && self.events_pending() {
                     l.with(self.env(), |c, env| self.apply_events(c, env));
                 }
-                l
+                (l, cost)
             }
         };
         let r = locked.with(self.env(), f);
+        let submitted = cost.is_some_and(|c| c.submitted(&locked.core));
         drop(locked);
         drop(ceiling);
+        if let Some(c) = cost {
+            c.record(&self.costs, submitted);
+        }
         r
     }
 
@@ -250,11 +327,13 @@ impl State {
     /// ([`State::apply_releases`]), and so does an open before it counts the clients.
     pub(super) fn release(&self, client: ClientRef) -> bool {
         let rt = glue::current_sched().classify().is_rt();
+        let raise_at = now_ns();
         let ceiling = if rt {
             Ceiling::raise(&self.sched).ok()
         } else {
             None
         };
+        let raise_ns = now_ns().saturating_sub(raise_at);
         let locked = match (ceiling.is_some(), glue::current_exiting()) {
             // Its turn among the updaters at the ceiling (on 5.10 an interruptible wait would
             // end at once: the group's SIGKILL is still pending in the exit).
@@ -265,14 +344,22 @@ impl State {
         let Some(mut locked) = locked else {
             return false;
         };
+        // A real-time closer's removal is an update at the ceiling like a begin/end.
+        let cost = ceiling
+            .is_some()
+            .then(|| CostStart::ceiling(&locked.core, raise_ns));
         locked.with(self.env(), |c, env| {
             if rt {
                 self.apply_events(c, env);
             }
             c.release(env, client);
         });
+        let submitted = cost.is_some_and(|c| c.submitted(&locked.core));
         drop(locked);
         drop(ceiling);
+        if let Some(c) = cost {
+            c.record(&self.costs, submitted);
+        }
         true
     }
 }

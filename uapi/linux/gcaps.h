@@ -278,14 +278,53 @@ struct gcaps_list {
 #define GCAPS_DELAY_BUCKET0_SHIFT 10
 
 /*
+ * Update costs per kind (STATS VER3): the calibration figures of the analysis's platform
+ * (epsilon, epsilon_fast, epsilon_cpu). Every update of a real-time caller (SEG_BEGIN,
+ * SEG_END, SET_ALWAYS, the release of its file), successful or not, is one sample of exactly
+ * one kind:
+ *   GCAPS_UPDATE_SUBMIT   it had the driver resubmit its runlist (at least once);
+ *   GCAPS_UPDATE_FAST     it did not submit (the non-preemptive fast path, and any update at
+ *                         the ceiling whose decision did not change);
+ *   GCAPS_UPDATE_PREEMPT, GCAPS_UPDATE_HANDOVER
+ *                         reserved for mechanism=gate (channel gating: a begin that preempts
+ *                         the running TSG, an end that hands the GPU over without a runlist
+ *                         reload); always 0 for now.
+ * Wall time: from the moment the update holds the update lock to its release and the
+ * caller's return from the ceiling, plus the raise to the ceiling before the lock request
+ * (the lock wait itself is not included: the analysis bounds it separately). On-CPU time:
+ * the caller's CPU time in the same window (the growth of its scheduler runtime, the sum of
+ * task_cputime_adjusted's user and system time; at most the wall time); the rest it slept in
+ * the submit's pending wait. The fast path runs with preemption disabled and never sleeps:
+ * its on-CPU time is its wall time. Both histograms use the update-delay buckets above.
+ */
+#define GCAPS_UPDATE_SUBMIT	0
+#define GCAPS_UPDATE_FAST	1
+#define GCAPS_UPDATE_PREEMPT	2	/* reserved for mechanism=gate */
+#define GCAPS_UPDATE_HANDOVER	3	/* reserved for mechanism=gate */
+#define GCAPS_UPDATE_KINDS	4
+
+struct gcaps_update_cost {
+	__u64 count;			/* out: updates of this kind */
+	__u64 wall_max_ns;		/* out: longest wall time */
+	__u64 wall_sum_ns;		/* out: sum of the wall times */
+	__u64 cpu_max_ns;		/* out: longest on-CPU time */
+	__u64 cpu_sum_ns;		/* out: sum of the on-CPU times */
+	__u64 wall_buckets[GCAPS_DELAY_BUCKETS];	/* out: wall times per log2 bucket */
+	__u64 cpu_buckets[GCAPS_DELAY_BUCKETS];		/* out: on-CPU times per log2 bucket */
+};
+#define GCAPS_UPDATE_COST_SIZE	552
+
+/*
  * GCAPS_IOC_STATS: counters since load or the last reset (any caller may read them, like LIST).
  * The fields after clients_max came with GCAPS_STATS_SIZE_VER1, open_at_reset and
- * segments_open with GCAPS_STATS_SIZE_VER2; a caller gets the fields that fit in its size.
+ * segments_open with GCAPS_STATS_SIZE_VER2, updates[] with GCAPS_STATS_SIZE_VER3; a caller
+ * gets the fields that fit in its size.
  *
  * GCAPS_STATS_RESET in flags (needs CAP_SYS_ADMIN, EPERM otherwise) resets, after they are
  * read and written back, exactly the counters the caller's struct holds whole: each field (and
  * each rejected[] element) that lies entirely within `size`; the delay histogram
- * (delay_count .. delay_buckets) is one unit, reset only if all of it fits. Resetting sets a
+ * (delay_count .. delay_buckets) is one unit, reset only if all of it fits, and so is each
+ * updates[] element (struct gcaps_update_cost). Resetting sets a
  * counter to 0, clients_max and tsgs_max to the current counts. begins, ends and
  * ends_by_close (VER0) are therefore reset by every reset, together, and open_at_reset then
  * records the segments open at that moment (also when the caller's struct is too short to
@@ -328,10 +367,15 @@ struct gcaps_stats {
 	__u64 open_at_reset;		/* out: segments open when begins/ends were last reset
 					 * (0 since load) */
 	__u64 segments_open;		/* out: segments open now (real-time and best-effort) */
+	/* VER3 */
+	struct gcaps_update_cost updates[GCAPS_UPDATE_KINDS];	/* out: per GCAPS_UPDATE_* kind;
+					 * recorded after the update lock's release, lock-free
+					 * (like rejected[]), so not read under it with the rest */
 };
 #define GCAPS_STATS_SIZE_VER0		56
 #define GCAPS_STATS_SIZE_VER1		512
 #define GCAPS_STATS_SIZE_VER2		528
+#define GCAPS_STATS_SIZE_VER3		2736
 #define GCAPS_STATS_RESET	(1u << 0)
 
 /*

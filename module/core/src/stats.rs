@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What `GCAPS_IOC_STATS` reports beyond plain counters: the update-delay histogram (log2
-//! buckets in ns, `uapi/linux/gcaps.h`), the reset scope of a `GCAPS_STATS_RESET`, and the
-//! lock-free counters of rejected calls (per `GCAPS_REJ_*` class of their [`Errno`]).
+//! buckets in ns, `uapi/linux/gcaps.h`), the reset scope of a `GCAPS_STATS_RESET`, the
+//! lock-free counters of rejected calls (per `GCAPS_REJ_*` class of their [`Errno`]) and the
+//! lock-free update costs per kind ([`UpdateCosts`], `GCAPS_UPDATE_*`).
 
 use core::mem::{offset_of, size_of};
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -97,6 +98,146 @@ impl Rejected {
                 c.load(Ordering::Relaxed)
             };
             off = off.saturating_add(size_of::<u64>());
+        }
+    }
+}
+
+/// The kind of an update, by what it did (`GCAPS_UPDATE_*`). `GCAPS_UPDATE_PREEMPT` and
+/// `GCAPS_UPDATE_HANDOVER` are reserved for `mechanism=gate` and never recorded yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UpdateKind {
+    /// It had the driver resubmit its runlist (`GCAPS_UPDATE_SUBMIT`).
+    Submit,
+    /// It did not submit (`GCAPS_UPDATE_FAST`).
+    Fast,
+}
+
+impl UpdateKind {
+    /// The kind of an update that did (`true`) or did not submit.
+    pub const fn of(submitted: bool) -> Self {
+        if submitted {
+            Self::Submit
+        } else {
+            Self::Fast
+        }
+    }
+
+    /// Its index in `Stats::updates`.
+    pub const fn index(self) -> usize {
+        match self {
+            Self::Submit => uapi::UPDATE_SUBMIT,
+            Self::Fast => uapi::UPDATE_FAST,
+        }
+    }
+}
+
+/// The costs of one kind of update, as atomics (`struct gcaps_update_cost`).
+struct CostCell {
+    count: AtomicU64,
+    wall_max_ns: AtomicU64,
+    wall_sum_ns: AtomicU64,
+    cpu_max_ns: AtomicU64,
+    cpu_sum_ns: AtomicU64,
+    wall_buckets: [AtomicU64; uapi::DELAY_BUCKETS],
+    cpu_buckets: [AtomicU64; uapi::DELAY_BUCKETS],
+}
+
+impl CostCell {
+    const fn new() -> Self {
+        Self {
+            count: AtomicU64::new(0),
+            wall_max_ns: AtomicU64::new(0),
+            wall_sum_ns: AtomicU64::new(0),
+            cpu_max_ns: AtomicU64::new(0),
+            cpu_sum_ns: AtomicU64::new(0),
+            wall_buckets: [const { AtomicU64::new(0) }; uapi::DELAY_BUCKETS],
+            cpu_buckets: [const { AtomicU64::new(0) }; uapi::DELAY_BUCKETS],
+        }
+    }
+}
+
+/// Reads `a`, or takes its value and leaves 0 if `zero`.
+fn take(a: &AtomicU64, zero: bool) -> u64 {
+    if zero {
+        a.swap(0, Ordering::Relaxed)
+    } else {
+        a.load(Ordering::Relaxed)
+    }
+}
+
+/// Update costs per kind (`GCAPS_UPDATE_*`): count, wall and on-CPU maxima and sums, and a
+/// log2 histogram of each (the update-delay buckets, [`delay_bucket`]). Recorded without any
+/// lock, after the update lock's release (the window ends with the release and the return
+/// from the ceiling), so a record may run beside another one or a read: every field is one
+/// atomic, and the count is added last and read first, so a read's sums, maxima and buckets
+/// hold at least the updates its count says. A reset takes each field of the kinds it covers.
+/// All-zero bytes are [`UpdateCosts::new`] (integer atomics only).
+pub struct UpdateCosts([CostCell; uapi::UPDATE_KINDS]);
+
+impl Default for UpdateCosts {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl UpdateCosts {
+    /// Nothing recorded.
+    pub const fn new() -> Self {
+        Self([const { CostCell::new() }; uapi::UPDATE_KINDS])
+    }
+
+    /// Records one update of `kind` that took `wall_ns` of wall time and `cpu_ns` of its
+    /// caller's CPU time. The on-CPU time is counted as at most the wall time (what a reading
+    /// of the scheduler's runtime adds beyond it is time spent before the window).
+    pub fn record(&self, kind: UpdateKind, wall_ns: u64, cpu_ns: u64) {
+        let Some(c) = self.0.get(kind.index()) else {
+            return;
+        };
+        let cpu_ns = cpu_ns.min(wall_ns);
+        c.wall_max_ns.fetch_max(wall_ns, Ordering::Relaxed);
+        c.wall_sum_ns.fetch_add(wall_ns, Ordering::Relaxed);
+        c.cpu_max_ns.fetch_max(cpu_ns, Ordering::Relaxed);
+        c.cpu_sum_ns.fetch_add(cpu_ns, Ordering::Relaxed);
+        if let Some(b) = c.wall_buckets.get(delay_bucket(wall_ns)) {
+            b.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(b) = c.cpu_buckets.get(delay_bucket(cpu_ns)) {
+            b.fetch_add(1, Ordering::Relaxed);
+        }
+        c.count.fetch_add(1, Ordering::Release);
+    }
+
+    /// Copies the costs to `out` (`Stats::updates`), resetting each kind whose whole record
+    /// lies within `reset`'s scope (a kind is one unit, like the delay histogram).
+    pub fn read(
+        &self,
+        out: &mut [uapi::UpdateCost; uapi::UPDATE_KINDS],
+        reset: Option<ResetScope>,
+    ) {
+        let mut off = offset_of!(uapi::Stats, updates);
+        for (o, c) in out.iter_mut().zip(self.0.iter()) {
+            let zero = reset.is_some_and(|r| r.covers(off, size_of::<uapi::UpdateCost>()));
+            let count = if zero {
+                c.count.swap(0, Ordering::Acquire)
+            } else {
+                c.count.load(Ordering::Acquire)
+            };
+            *o = uapi::UpdateCost {
+                count,
+                wall_max_ns: take(&c.wall_max_ns, zero),
+                wall_sum_ns: take(&c.wall_sum_ns, zero),
+                cpu_max_ns: take(&c.cpu_max_ns, zero),
+                cpu_sum_ns: take(&c.cpu_sum_ns, zero),
+                wall_buckets: [0; uapi::DELAY_BUCKETS],
+                cpu_buckets: [0; uapi::DELAY_BUCKETS],
+            };
+            for (d, a) in o.wall_buckets.iter_mut().zip(c.wall_buckets.iter()) {
+                *d = take(a, zero);
+            }
+            for (d, a) in o.cpu_buckets.iter_mut().zip(c.cpu_buckets.iter()) {
+                *d = take(a, zero);
+            }
+            off = off.saturating_add(size_of::<uapi::UpdateCost>());
         }
     }
 }

@@ -66,6 +66,16 @@ pub const REJ_NR: usize = h::GCAPS_REJ_NR as usize;
 pub const DELAY_BUCKETS: usize = h::GCAPS_DELAY_BUCKETS as usize;
 pub const DELAY_BUCKET0_SHIFT: u32 = h::GCAPS_DELAY_BUCKET0_SHIFT;
 
+pub const UPDATE_SUBMIT: usize = h::GCAPS_UPDATE_SUBMIT as usize;
+pub const UPDATE_FAST: usize = h::GCAPS_UPDATE_FAST as usize;
+/// Reserved for `mechanism=gate`: never recorded yet (tests check it stays 0).
+#[allow(dead_code)]
+pub const UPDATE_PREEMPT: usize = h::GCAPS_UPDATE_PREEMPT as usize;
+/// Reserved for `mechanism=gate`: never recorded yet (tests check it stays 0).
+#[allow(dead_code)]
+pub const UPDATE_HANDOVER: usize = h::GCAPS_UPDATE_HANDOVER as usize;
+pub const UPDATE_KINDS: usize = h::GCAPS_UPDATE_KINDS as usize;
+
 pub const TRACE_OPEN: u32 = h::GCAPS_TRACE_OPEN;
 pub const TRACE_CLOSE: u32 = h::GCAPS_TRACE_CLOSE;
 pub const TRACE_BEGIN: u32 = h::GCAPS_TRACE_BEGIN;
@@ -344,8 +354,9 @@ pub struct Stats {
     pub delay: DelayHistogram,
     pub open_at_reset: u64,
     pub segments_open: u64,
+    pub updates: [UpdateCost; UPDATE_KINDS],
 }
-ioctl_arg!(Stats, h::GCAPS_STATS_SIZE_VER0, h::GCAPS_STATS_SIZE_VER2);
+ioctl_arg!(Stats, h::GCAPS_STATS_SIZE_VER0, h::GCAPS_STATS_SIZE_VER3);
 same_layout!(Stats, h::gcaps_stats, {
     size = size, flags = flags, begins = begins, ends = ends, ends_by_close = ends_by_close,
     submits = submits, submit_errors = submit_errors, clients_now = clients_now,
@@ -354,7 +365,27 @@ same_layout!(Stats, h::gcaps_stats, {
     tsgs_max = tsgs_max, rejected = rejected, delay.count = delay_count,
     delay.sum_ns = delay_sum_ns, delay.min_ns = delay_min_ns, delay.max_ns = delay_max_ns,
     delay.buckets = delay_buckets, open_at_reset = open_at_reset,
-    segments_open = segments_open,
+    segments_open = segments_open, updates = updates,
+});
+const _: () = assert!(offset_of!(Stats, updates) == h::GCAPS_STATS_SIZE_VER2 as usize);
+
+/// `struct gcaps_update_cost`: the costs of one kind of update (`GCAPS_UPDATE_*`).
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct UpdateCost {
+    pub count: u64,
+    pub wall_max_ns: u64,
+    pub wall_sum_ns: u64,
+    pub cpu_max_ns: u64,
+    pub cpu_sum_ns: u64,
+    pub wall_buckets: [u64; DELAY_BUCKETS],
+    pub cpu_buckets: [u64; DELAY_BUCKETS],
+}
+const _: () = assert!(size_of::<UpdateCost>() == h::GCAPS_UPDATE_COST_SIZE as usize);
+same_layout!(UpdateCost, h::gcaps_update_cost, {
+    count = count, wall_max_ns = wall_max_ns, wall_sum_ns = wall_sum_ns,
+    cpu_max_ns = cpu_max_ns, cpu_sum_ns = cpu_sum_ns, wall_buckets = wall_buckets,
+    cpu_buckets = cpu_buckets,
 });
 
 /// The update-delay statistics of `struct gcaps_stats` (`delay_count` .. `delay_buckets`).

@@ -3,7 +3,7 @@
 //! Do not edit; after changing the header, run module/gcaps/bindings.sh.
 
 /// FNV-1a 64 of `module/gcaps/gcaps_glue.h` as generated from (checked at compile time by the includer).
-pub const HEADER_FNV1A: u64 = 0xc558ae0a8a239175;
+pub const HEADER_FNV1A: u64 = 0x1f98dd45413f1278;
 
 use super::{gcaps_client_ref, gcaps_ev};
 
@@ -106,6 +106,9 @@ extern "C" {
 }
 extern "C" {
     pub fn gcaps_glue_current_sched(policy: *mut s32, rt_priority: *mut s32);
+}
+extern "C" {
+    pub fn gcaps_glue_current_cputime_ns() -> u64_;
 }
 extern "C" {
     pub fn gcaps_glue_may_raise_rt_prio(prio: ::core::ffi::c_int) -> bool;

@@ -17,6 +17,13 @@ pub(crate) fn current_sched() -> Sched {
     }
 }
 
+/// The calling thread's CPU time in ns (its scheduler runtime, as of the last scheduler event
+/// of the thread: the C side says when it is brought up to date).
+pub(crate) fn current_cputime_ns() -> u64 {
+    // SAFETY: No preconditions (reads `current`'s CPU time).
+    unsafe { gcaps_glue_current_cputime_ns() }
+}
+
 /// Whether the caller has `CAP_SYS_ADMIN` (resetting the statistics, reading the trace).
 pub(crate) fn capable_admin() -> bool {
     // SAFETY: No preconditions (reads the current task's credentials).

@@ -66,11 +66,15 @@ static atomic_int fuzz_failures;
 static atomic_long rejected[140];
 static atomic_long calls;
 static char *rw_page;		/* two pages: RW then unmapped */
-static char *ro_page;		/* read-only, holds valid-looking structs */
-#define RO_STRIDE 576		/* >= the largest struct (gcaps_stats: 528); 7 fit in a page */
+static char *ro_page;		/* RO_SIZE read-only bytes, holds valid-looking structs */
+#define RO_STRIDE 2752		/* >= the largest struct (gcaps_stats VER3: 2736) */
+#define RO_SIZE (5 * PAGE)	/* 7 strides, then SET_ALWAYS */
 #define NCMDS 8			/* the 8th, SET_ALWAYS (32 bytes), fits after the 7 strides */
+#define WR_SIZE 3072		/* zeroed bytes of a writable struct: the largest + 200 fit */
+_Static_assert(sizeof(struct gcaps_stats) + 201 + 8 <= WR_SIZE && WR_SIZE + 8 <= PAGE,
+	       "writable struct layout");
 _Static_assert(sizeof(struct gcaps_stats) <= RO_STRIDE &&
-		       7 * RO_STRIDE + sizeof(struct gcaps_set_always) <= 4096, "ro_page layout");
+		       7 * RO_STRIDE + sizeof(struct gcaps_set_always) <= RO_SIZE, "ro_page layout");
 static volatile int stop_churn;
 
 #define FAILF(...)                                                             \
@@ -149,7 +153,7 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 	}
 	/* A writable struct at a random (often misaligned) offset of the page. */
 	buf += rnd(s) % 8;
-	memset(buf, 0, 1024);
+	memset(buf, 0, WR_SIZE);
 	switch (rnd(s) % 8) {
 	case 0: size = rnd(s) % v0; break;			/* too small */
 	case 1: size = ks + 1 + rnd(s) % 200; break;		/* too large */
@@ -161,7 +165,7 @@ static unsigned long make_arg(uint64_t *s, unsigned nr, char *buf, int rt, uint6
 		*ok = BIT(EINVAL);
 		return (unsigned long)buf;
 	}
-	if (size > 1024) {
+	if (size > WR_SIZE) {
 		*ok = BIT(E2BIG) | BIT(EFAULT);
 		if (rnd(s) & 1)
 			buf[ks + rnd(s) % 64] = 1;
@@ -443,7 +447,7 @@ static void fuzz_process(int p)
 		}
 	}
 	rw_page = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ro_page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ro_page = mmap(NULL, RO_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (rw_page == MAP_FAILED || ro_page == MAP_FAILED)
 		_exit(1);
 	munmap(rw_page + PAGE, PAGE);
@@ -451,7 +455,7 @@ static void fuzz_process(int p)
 		*(uint32_t *)(ro_page + i * RO_STRIDE) = ksize(i);
 		*(uint32_t *)(rw_page + PAGE - 4 * (i + 1)) = ksize(i);
 	}
-	mprotect(ro_page, PAGE, PROT_READ);
+	mprotect(ro_page, RO_SIZE, PROT_READ);
 	pthread_create(&ct, NULL, churn_thread, &cseed);
 	for (i = 0; i < THREADS; i++) {
 		w[i] = (struct worker){ .id = p * THREADS + i, .rt = p == 0 && i == 0,

@@ -51,7 +51,7 @@ fn sizes() {
     assert_eq!(uapi::Status::SIZE_VER0, 72);
     assert_eq!(uapi::List::SIZE_VER0, 56);
     assert_eq!(uapi::TraceRead::SIZE_VER0, 64);
-    assert_eq!(core::mem::size_of::<uapi::Stats>(), 528);
+    assert_eq!(core::mem::size_of::<uapi::Stats>(), 2736);
 }
 
 fn fifo(p: i32) -> Sched {

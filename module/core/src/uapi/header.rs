@@ -3,7 +3,7 @@
 //! Do not edit; after changing the header, run module/gcaps/bindings.sh.
 
 /// FNV-1a 64 of `uapi/linux/gcaps.h` as generated from (checked at compile time by the includer).
-pub const HEADER_FNV1A: u64 = 0xeb3875ee913f0173;
+pub const HEADER_FNV1A: u64 = 0xc12178632553b4f5;
 
 pub const GCAPS_DEVICE_NAME: &[u8; 6] = b"gcaps\0";
 pub const GCAPS_IOC_MAGIC: u32 = 197;
@@ -51,9 +51,16 @@ pub const GCAPS_REJ_OTHER: u32 = 10;
 pub const GCAPS_REJ_NR: u32 = 16;
 pub const GCAPS_DELAY_BUCKETS: u32 = 32;
 pub const GCAPS_DELAY_BUCKET0_SHIFT: u32 = 10;
+pub const GCAPS_UPDATE_SUBMIT: u32 = 0;
+pub const GCAPS_UPDATE_FAST: u32 = 1;
+pub const GCAPS_UPDATE_PREEMPT: u32 = 2;
+pub const GCAPS_UPDATE_HANDOVER: u32 = 3;
+pub const GCAPS_UPDATE_KINDS: u32 = 4;
+pub const GCAPS_UPDATE_COST_SIZE: u32 = 552;
 pub const GCAPS_STATS_SIZE_VER0: u32 = 56;
 pub const GCAPS_STATS_SIZE_VER1: u32 = 512;
 pub const GCAPS_STATS_SIZE_VER2: u32 = 528;
+pub const GCAPS_STATS_SIZE_VER3: u32 = 2736;
 pub const GCAPS_STATS_RESET: u32 = 1;
 pub const GCAPS_TRACE_OPEN: u32 = 1;
 pub const GCAPS_TRACE_CLOSE: u32 = 2;
@@ -170,6 +177,17 @@ pub struct gcaps_list {
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct gcaps_update_cost {
+    pub count: __u64,
+    pub wall_max_ns: __u64,
+    pub wall_sum_ns: __u64,
+    pub cpu_max_ns: __u64,
+    pub cpu_sum_ns: __u64,
+    pub wall_buckets: [__u64; 32usize],
+    pub cpu_buckets: [__u64; 32usize],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct gcaps_stats {
     pub size: __u32,
     pub flags: __u32,
@@ -194,6 +212,7 @@ pub struct gcaps_stats {
     pub delay_buckets: [__u64; 32usize],
     pub open_at_reset: __u64,
     pub segments_open: __u64,
+    pub updates: [gcaps_update_cost; 4usize],
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

@@ -24,7 +24,7 @@ fn stats_reset_scopes() {
     );
     assert!(s.delay.count > 0);
     assert_eq!(s.clients_max, 2);
-    // The full struct: everything.
+    // A VER2 struct: every counter `Core` keeps (the device holds the update costs).
     c.release(&mut h, b);
     let s = stats(&mut c, Some(ResetScope::new(528)));
     assert_eq!(s.clients_max, 2);
