@@ -7,6 +7,8 @@
 #   /bin/gpu_segment_rs    the Rust example
 #   /bin/libgcaps-device   libgcaps's device tests (cargo test binary, tests/device.rs)
 #   /bin/gcapsctl-observe  checks gcapsctl's stats/trace output (gcapsctl's tests/observe.rs)
+#   /bin/gcapsctl-calibrate checks the update costs and gcapsctl calibrate's output (gcapsctl's
+#                          tests/calibrate.rs)
 #   /bin/libgcaps-unit     libgcaps's unit tests (cargo test --lib): the UAPI's ioctl numbers,
 #                          sizes and bindgen layouts against the C compiler, on the VM's arch
 #   the dynamic loader, libc and the other shared libraries these need: the build host's on
@@ -66,6 +68,7 @@ rm -rf "$root"
   cd "$repo"
   cargo build --release --locked -p gcaps-example
   for t in "libgcaps --test device:libgcaps-device" "gcapsctl --test observe:gcapsctl-observe" \
+           "gcapsctl --test calibrate:gcapsctl-calibrate" \
            "libgcaps --lib:libgcaps-unit"; do
     read -r -a sel <<<"${t%%:*}"
     b=$(test_binary "${sel[@]}")

@@ -1,6 +1,7 @@
 //! `gcapsctl`: see and steer gcaps on the device. `check` lists setup problems; `status` shows the module, its clients and
 //! the eligible set; `run` starts a command under SCHED_FIFO with a default GPU priority;
-//! `stats` prints the module's counters and update-delay histogram; `trace` dumps or follows
+//! `stats` prints the module's counters, update-delay histogram and update costs per kind;
+//! `calibrate` prints a taskset file's `[platform]` from those costs; `trace` dumps or follows
 //! the module's trace ring and converts it to a Perfetto timeline; `always-eligible` marks a
 //! TSG always eligible (administrator).
 //! Errors are one line on stderr with a non-zero exit (1: the operation failed, 2: bad
@@ -9,6 +10,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod always;
+mod calibrate;
 mod check;
 mod device;
 mod histogram_svg;
@@ -39,8 +41,12 @@ enum Command {
     Status(device::ReportArgs),
     /// Run a command under SCHED_FIFO with a default GPU priority for libgcaps.
     Run(run::Args),
-    /// Counters and the runlist update-delay histogram (table, JSON, SVG); --reset as root.
+    /// Counters, the runlist update-delay histogram and the update costs per kind (table,
+    /// JSON, SVG); --reset as root.
     Stats(stats::Args),
+    /// Print a taskset file's [platform] section (TOML) from the measured update costs:
+    /// epsilon, epsilon_fast and epsilon_cpu with a margin; theta and timeslice from options.
+    Calibrate(calibrate::Args),
     /// Dump or follow the trace ring (text, JSON) or write a Perfetto timeline (root only).
     Trace(trace::Args),
     /// Mark a TSG always eligible (on the runlist during every real-time segment) or remove
@@ -58,6 +64,7 @@ fn main() -> ExitCode {
         Command::Status(a) => status::run(a),
         Command::Run(a) => run::run(a),
         Command::Stats(a) => stats::run(a),
+        Command::Calibrate(a) => calibrate::run(a),
         Command::Trace(a) => trace::run(a),
         Command::AlwaysEligible(a) => always::run(a),
     };

@@ -1,9 +1,10 @@
-//! `gcapsctl stats`: the module's counters and the update-delay histogram as a table, as JSON,
-//! and as an SVG figure (`--svg`, like the GCAPS paper's Fig. 12).
+//! `gcapsctl stats`: the module's counters, the update-delay histogram and the update costs
+//! per kind as a table, as JSON, and the histogram as an SVG figure (`--svg`, like the GCAPS
+//! paper's Fig. 12).
 use crate::device::DeviceArg;
 use crate::histogram_svg;
 use crate::output::{human_ns, write_file, write_stdout, Format};
-use libgcaps::{DelayHistogram, Stats};
+use libgcaps::{DelayHistogram, Stats, UpdateCost, UpdateKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -55,6 +56,57 @@ pub struct Report {
     rejected: BTreeMap<String, u64>,
     rejected_total: u64,
     update_delay: Delay,
+    /// Kind name (`submit`, `fast`, `preempt`, `handover`) -> its update costs.
+    updates: BTreeMap<String, Cost>,
+}
+
+/// The costs of one kind of update (`GCAPS_UPDATE_*`).
+#[derive(Serialize, Debug, PartialEq)]
+struct Cost {
+    count: u64,
+    wall_max_ns: u64,
+    wall_sum_ns: u64,
+    /// `null` without samples.
+    wall_mean_ns: Option<f64>,
+    cpu_max_ns: u64,
+    cpu_sum_ns: u64,
+    /// `null` without samples.
+    cpu_mean_ns: Option<f64>,
+    /// Every bucket, as `update_delay.buckets`.
+    wall_buckets: Vec<Bucket>,
+    cpu_buckets: Vec<Bucket>,
+}
+
+impl Cost {
+    fn new(c: &UpdateCost) -> Self {
+        Self {
+            count: c.count,
+            wall_max_ns: c.wall_max_ns,
+            wall_sum_ns: c.wall_sum_ns,
+            wall_mean_ns: c.wall_mean_ns(),
+            cpu_max_ns: c.cpu_max_ns,
+            cpu_sum_ns: c.cpu_sum_ns,
+            cpu_mean_ns: c.cpu_mean_ns(),
+            wall_buckets: buckets(&c.wall_buckets),
+            cpu_buckets: buckets(&c.cpu_buckets),
+        }
+    }
+}
+
+/// Every bucket of a log2 histogram with its bounds.
+fn buckets(counts: &[u64]) -> Vec<Bucket> {
+    counts
+        .iter()
+        .enumerate()
+        .map(|(b, &count)| {
+            let (lo_ns, hi_ns) = DelayHistogram::bounds_ns(b);
+            Bucket {
+                lo_ns,
+                hi_ns,
+                count,
+            }
+        })
+        .collect()
 }
 
 #[derive(Serialize, Debug, PartialEq)]
@@ -90,20 +142,12 @@ impl Report {
                 min_ns: d.min_ns,
                 max_ns: d.max_ns,
                 mean_ns: d.mean_ns(),
-                buckets: d
-                    .buckets
-                    .iter()
-                    .enumerate()
-                    .map(|(b, &count)| {
-                        let (lo_ns, hi_ns) = DelayHistogram::bounds_ns(b);
-                        Bucket {
-                            lo_ns,
-                            hi_ns,
-                            count,
-                        }
-                    })
-                    .collect(),
+                buckets: buckets(&d.buckets),
             },
+            updates: UpdateKind::ALL
+                .iter()
+                .map(|&k| (k.name().to_lowercase(), Cost::new(s.update(k))))
+                .collect(),
         }
     }
 
@@ -173,6 +217,46 @@ impl Report {
                 s.push_str(&histogram_rows(&d.buckets));
             }
         }
+        s.push_str(&self.cost_rows());
+        s
+    }
+
+    /// The update costs: one row per kind, SUBMIT and FAST always, the kinds reserved for
+    /// `mechanism=gate` only if they have samples.
+    fn cost_rows(&self) -> String {
+        let mut s =
+            String::from("update costs (wall time of an update, on-CPU time of its caller)\n");
+        let _ = writeln!(
+            s,
+            "  {:<9} {:>8}  {:>10}  {:>10}  {:>11}  {:>11}",
+            "kind", "count", "wall max", "wall mean", "on-CPU max", "on-CPU mean"
+        );
+        for k in UpdateKind::ALL {
+            let Some(c) = self.updates.get(&k.name().to_lowercase()) else {
+                continue;
+            };
+            if c.count == 0 && !matches!(k, UpdateKind::Submit | UpdateKind::Fast) {
+                continue;
+            }
+            let mean = |m: Option<f64>| m.map_or("-".to_string(), human_ns);
+            let max = |v: u64| {
+                if c.count == 0 {
+                    "-".to_string()
+                } else {
+                    human_ns(v as f64)
+                }
+            };
+            let _ = writeln!(
+                s,
+                "  {:<9} {:>8}  {:>10}  {:>10}  {:>11}  {:>11}",
+                k.name(),
+                c.count,
+                max(c.wall_max_ns),
+                mean(c.wall_mean_ns),
+                max(c.cpu_max_ns),
+                mean(c.cpu_mean_ns)
+            );
+        }
         s
     }
 }
@@ -237,6 +321,24 @@ mod tests {
         };
         s.delay.buckets[2] = 4; // 2.05 - 4.10 µs
         s.delay.buckets[6] = 1; // 32.8 - 65.5 µs
+        let u = &mut s.updates[UpdateKind::Submit.index()];
+        u.count = 4;
+        u.wall_max_ns = 40_000;
+        u.wall_sum_ns = 52_000;
+        u.cpu_max_ns = 9_000;
+        u.cpu_sum_ns = 20_000;
+        u.wall_buckets[2] = 3;
+        u.wall_buckets[6] = 1;
+        u.cpu_buckets[3] = 2;
+        u.cpu_buckets[4] = 2;
+        let u = &mut s.updates[UpdateKind::Fast.index()];
+        u.count = 1;
+        u.wall_max_ns = 2100;
+        u.wall_sum_ns = 2100;
+        u.cpu_max_ns = 2100;
+        u.cpu_sum_ns = 2100;
+        u.wall_buckets[2] = 1;
+        u.cpu_buckets[2] = 1;
         s
     }
 
@@ -257,6 +359,10 @@ update delay 5 samples  min 2.10 µs  mean 7.00 µs  max 40.0 µs
   8.19 µs - 16.4 µs                0
   16.4 µs - 32.8 µs                0
   32.8 µs - 65.5 µs                1  ##########
+update costs (wall time of an update, on-CPU time of its caller)
+  kind         count    wall max   wall mean   on-CPU max  on-CPU mean
+  SUBMIT           4     40.0 µs     13.0 µs      9.00 µs      5.00 µs
+  FAST             1     2.10 µs     2.10 µs      2.10 µs      2.10 µs
 ";
         assert_eq!(t, want);
     }
@@ -266,7 +372,19 @@ update delay 5 samples  min 2.10 µs  mean 7.00 µs  max 40.0 µs
         let t = Report::new(&Stats::default(), true).table();
         assert!(t.contains("read just before this reset"), "{t}");
         assert!(
-            t.ends_with("rejected     none\nupdate delay no samples\n"),
+            t.contains("rejected     none\nupdate delay no samples\nupdate costs "),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "\n  SUBMIT           0           -           -            -            -\n"
+            ),
+            "{t}"
+        );
+        assert!(
+            t.ends_with(
+                "\n  FAST             0           -           -            -            -\n"
+            ),
             "{t}"
         );
     }
@@ -299,9 +417,37 @@ update delay 5 samples  min 2.10 µs  mean 7.00 µs  max 40.0 µs
         let keys = j.as_object().unwrap().len();
         assert_eq!(
             keys,
-            1 + 15 + 3,
-            "reset, the 15 counters, rejected(_total), update_delay"
+            1 + 15 + 4,
+            "reset, the 15 counters, rejected(_total), update_delay, updates"
         );
+        let u = &j["updates"];
+        assert_eq!(
+            u.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["fast", "handover", "preempt", "submit"]
+        );
+        let sub = &u["submit"];
+        assert_eq!(
+            (sub["count"].as_u64(), sub["wall_max_ns"].as_u64()),
+            (Some(4), Some(40_000))
+        );
+        assert_eq!(
+            (sub["cpu_max_ns"].as_u64(), sub["cpu_sum_ns"].as_u64()),
+            (Some(9_000), Some(20_000))
+        );
+        assert_eq!(
+            (sub["wall_mean_ns"].as_f64(), sub["cpu_mean_ns"].as_f64()),
+            (Some(13_000.0), Some(5_000.0))
+        );
+        let wb = sub["wall_buckets"].as_array().unwrap();
+        assert_eq!(wb.len(), libgcaps::DELAY_BUCKETS);
+        assert_eq!(
+            wb[6],
+            serde_json::json!({"lo_ns": 32768, "hi_ns": 65536, "count": 1})
+        );
+        assert_eq!(sub["cpu_buckets"][4]["count"], 2);
+        assert_eq!(u["fast"]["count"], 1);
+        assert_eq!(u["preempt"]["count"], 0);
+        assert_eq!(u["preempt"]["wall_mean_ns"], serde_json::Value::Null);
         let empty: serde_json::Value =
             serde_json::from_str(&Report::new(&Stats::default(), false).json()).unwrap();
         assert_eq!(empty["update_delay"]["mean_ns"], serde_json::Value::Null);

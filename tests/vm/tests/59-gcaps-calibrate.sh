@@ -1,0 +1,57 @@
+#!/bin/sh
+# Update costs per kind (STATS VER3) and gcapsctl calibrate on the emulated GPU. While a
+# SCHED_FIFO 50 segment (H) runs, a SCHED_FIFO 10 client begins and ends 20 segments that
+# stay pending (each begin and end keeps the decision: 40 FAST updates) and a SCHED_FIFO 60
+# client begins and ends 25 segments that preempt H and hand the GPU back (each one a runlist
+# submit: 50 SUBMIT updates). Both run without GPU contexts (no TSG events), and their closes
+# at exit are real-time releases that keep the decision (2 more FAST updates). So, with the
+# statistics reset just before: SUBMIT = submits = 50, FAST = 42, the update-delay samples
+# (the 90 begins/ends) = SUBMIT + FAST - 2; per kind wall >= on-CPU (max and sum), every
+# sample in one bucket of each histogram, the reserved kinds 0 (checked by gcapsctl-calibrate,
+# tools/gcapsctl/tests/calibrate.rs). gcapsctl calibrate's [platform] section goes through the
+# analysis's own taskset parser there (epsilon, epsilon_fast, epsilon_cpu = the maxima + 20 %,
+# rounded up to the ns). After a reset calibrate refuses in one line, exit 1.
+# vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=120
+. /vmtest/common.sh   # set -eu, fail, expect_error, field, f, waitfor, waitline
+
+insmod /modules/gcaps.ko
+insmod /modules/gcaps_simgpu.ko
+mkdir -p cal
+
+gpuclient --prio 50 --cpu 0 --work 5 --end-on-go --tag H --report >h.out & h=$!
+waitline h.out STARTED
+[ "$(field h.out STARTED state)" = 1 ] || fail "H's segment is not running: $(cat h.out)"
+
+gcapsctl stats --reset >/dev/null
+expect_error 1 "no SUBMIT updates measured since load or the last reset" gcapsctl calibrate
+gpuclient --bench 20 --prio 10 --cpu 1 --no-gpu --tag L >l.out || fail "L failed: $(cat l.out)"
+gpuclient --bench 25 --prio 60 --cpu 1 --no-gpu --tag B >b.out || fail "B failed: $(cat b.out)"
+cat l.out b.out
+gcapsctl stats --format json >cal/stats.json
+gcapsctl stats >cal/stats.txt
+gcapsctl calibrate >cal/platform.toml || fail "calibrate: $(cat cal/platform.toml)"
+gcapsctl calibrate --margin 50 --theta-ms 0.1 --timeslice-ms 2 --cpus 4 >cal/platform50.toml \
+  || fail "calibrate --margin 50"
+cat cal/stats.txt cal/platform.toml
+kill -USR1 $h
+wait $h || fail "H failed"
+
+grep -q "^  SUBMIT  *50 " cal/stats.txt || fail "stats table: no SUBMIT row with 50 updates"
+grep -q "^  FAST  *42 " cal/stats.txt || fail "stats table: no FAST row with 42 updates"
+CALIBRATE_DIR=cal CALIBRATE_SUBMIT=50 CALIBRATE_FAST=42 CALIBRATE_CLOSES=2 \
+  CALIBRATE_CPUS=$(grep -c ^processor /proc/cpuinfo) \
+  gcapsctl-calibrate --ignored --test-threads=1 || fail "gcapsctl-calibrate"
+
+# The figures for the record: the maxima per kind and what calibrate printed.
+awk '/^  (SUBMIT|FAST) /' cal/stats.txt
+grep -E '^(epsilon|epsilon_fast|epsilon_cpu) = ' cal/platform.toml
+
+# Reset: both kinds empty again, calibrate refuses and names the kind.
+gcapsctl stats --reset >/dev/null
+expect_error 1 "no SUBMIT updates measured" gcapsctl calibrate
+expect_error 2 "margin" gcapsctl calibrate --margin 1001
+expect_error 2 "theta-ms" gcapsctl calibrate --theta-ms=-1
+
+rmmod gcaps_simgpu
+rmmod gcaps
+echo "gcaps calibrate: ok"
