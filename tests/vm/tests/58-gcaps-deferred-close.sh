@@ -28,9 +28,14 @@ bad() { echo "FAIL: $*"; failed=1; }
 pstate() { st=$(cat "/proc/$1/stat" 2>/dev/null) || { echo gone; return; }; st=${st##*) }; echo "${st%% *}"; }
 # exited <pid>: gone, or a zombie (its files were released before it became one)
 exited() { case $(pstate "$1") in gone|Z) ;; *) return 1 ;; esac; }
-# asleep <pid> <function>: asleep with <function> on its kernel stack (D: a killable wait; S
-# on 5.10, where the update lock's killable wait is interruptible)
-asleep() { case $(pstate "$1") in D|S) grep -qs "$2" "/proc/$1/stack" ;; *) return 1 ;; esac; }
+# asleep <pid> <functions>: asleep with one of <functions> (an extended regex) on its kernel
+# stack (D: a killable wait; S on 5.10, where the update lock's killable wait is interruptible)
+asleep() { case $(pstate "$1") in D|S) grep -Eqs "$2" "/proc/$1/stack" ;; *) return 1 ;; esac; }
+# The update lock's wait as a stack shows it: the ioctl entry, or the glue's lock functions. A
+# Rust frame without a frame record (arm64 builds Rust without forced frame pointers) hides
+# its caller from the unwinder, so STATS, not inlined into the entry, may show only the glue.
+in_update_lock='gcaps_rust_ioctl|gcaps_glue_lock_killable|gcaps_rt_mutex_lock_killable\b'
+
 # clients: the pids LIST shows (gcapsctl's own open applies every hand-over first)
 clients() { gcapsctl status | awk '$1 ~ /^[0-9]+$/ { print $1 }' | sort -n | tr '\n' ' '; }
 
@@ -110,7 +115,7 @@ for query in list status stats; do
   waitfor "V did not exit" eval "exited $v || ! in_submit"
   inside "V exited"
   ask $query
-  waitfor "gcapsq's $query does not wait for the update lock" eval "asleep $q gcaps_rust_ioctl || ! in_submit"
+  waitfor "gcapsq's $query does not wait for the update lock" eval "asleep $q '$in_update_lock' || ! in_submit"
   inside "gcapsq's $query queued"
   simgpuctl stall 0 >/dev/null
   want=$(printf '%s\n' "$q" "$a" | sort -n | tr '\n' ,)
