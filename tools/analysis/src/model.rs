@@ -110,8 +110,9 @@ pub struct Platform {
     /// The on-CPU part of an update: the CPU time an update that submits
     /// spends on its caller's core (decision, build, submit, the wake-ups
     /// of its pending wait); the rest of its `epsilon` it sleeps in the
-    /// pending wait, still holding the runlist lock. At most `epsilon`;
-    /// `None`: `epsilon` (D23).
+    /// pending wait, still holding the runlist lock. Under `gate` it bounds
+    /// the same part of a begin that preempts (its completion wait sleeps
+    /// too). At most `epsilon`; `None`: `epsilon` (D23, D24).
     pub epsilon_cpu: Option<Time>,
     /// The eligibility mechanism gcaps.ko runs (default: reload).
     pub mechanism: Mechanism,
