@@ -92,11 +92,7 @@ impl Rejected {
         let mut off = base;
         for (o, c) in out.iter_mut().zip(self.0.iter()) {
             let zero = reset.is_some_and(|r| r.covers(off, size_of::<u64>()));
-            *o = if zero {
-                c.swap(0, Ordering::Relaxed)
-            } else {
-                c.load(Ordering::Relaxed)
-            };
+            *o = take(c, zero);
             off = off.saturating_add(size_of::<u64>());
         }
     }
