@@ -23,7 +23,7 @@
  * Lock order (documented in docs/module.md):
  *    gcaps update lock (rt_mutex)  ->  driver runlist lock  ->  gcaps event spinlock
  *                                                          ->  snapshot seqcount (read)
- *  gcaps calls ->resubmit() holding its update lock; the driver calls the calls->* functions
+ *  gcaps calls ->resubmit() and ->gate() holding its update lock; the driver calls the calls->* functions
  *  in any process context, also while holding its runlist lock (they take only a spinlock or
  *  read a seqcount; they never sleep and never take the update lock).
  *
@@ -80,12 +80,41 @@ struct gcaps_be_tsg {
  */
 #define GCAPS_BE_TSG_ALWAYS	(1u << 0)
 
-/* The published decision: which TSGs may be on the runlist. */
+/*
+ * Eligibility mechanisms: how the driver keeps the TSGs that are not eligible off the GPU.
+ * gcaps.ko uses one, its module parameter mechanism=reload|gate, for as long as it is loaded;
+ * a backend says which it implements in ops->mechanisms.
+ *
+ * RELOAD: the runlist lists only the eligible TSGs (and runnable ones). Every build filters
+ *   through calls->eligible(); a change of the decision is applied by rebuilding and
+ *   resubmitting the runlist (ops->resubmit), waiting until the submit is no longer pending.
+ * GATE: the runlist stays complete, exactly as the driver builds it without gcaps; a TSG that
+ *   is not eligible stays listed with every channel disabled, and the host scheduler skips a
+ *   TSG whose channels are all disabled. A change of the decision is applied through the
+ *   channels' enable state (ops->gate): no runlist submit, no pending wait. Every path of the
+ *   driver that enables a channel or TSG (user enable, parameter setters, bind, recovery,
+ *   resume) leaves the channels of a TSG that is not eligible disabled, remembering that its
+ *   user wants them enabled, and ops->gate enables them once the TSG becomes eligible.
+ */
+#define GCAPS_BE_MECH_RELOAD	(1u << 0)
+#define GCAPS_BE_MECH_GATE	(1u << 1)
+
+/* The published decision: which TSGs may run. */
 struct gcaps_be_eligible {
 	u64 generation;		/* increases on every change of the set */
 	bool all;		/* no real-time segment open: every TSG is eligible (stock) */
+	/* ABI 3 */
+	bool gate;		/* the binding's mechanism is GATE: list every TSG on the runlist
+				 * and apply `all`/`bits` to the channels' enable state; RELOAD
+				 * (false): list only the eligible TSGs. Constant while bound. */
 	unsigned long bits[GCAPS_BE_MAX_TSGS / BITS_PER_LONG];	/* valid when !all */
 };
+
+/* ops->gate's results (>= 0). */
+#define GCAPS_BE_GATE_HANDOVER	0	/* only enable state was written: no TSG that lost
+					 * eligibility was on the engine */
+#define GCAPS_BE_GATE_PREEMPTED	1	/* a TSG that lost eligibility was on the engine; it was
+					 * preempted and the preempt completed */
 
 /* Limits checked at registration (including the NUL): */
 #define GCAPS_BE_NAME_MAX	32	/* ops->name: 1..31 characters */
@@ -110,6 +139,26 @@ struct gcaps_backend_ops {
 	int (*resubmit)(void *drv);
 	/* gcaps is unloading: see "Unbinding". Called holding gcaps's update lock; may sleep. */
 	void (*detach)(void *drv);
+	/* ABI 3 */
+	u32 mechanisms;		/* GCAPS_BE_MECH_*: the mechanisms the driver implements (at least
+				 * RELOAD; GATE iff `gate` is set). gcaps refuses to bind a driver
+				 * that lacks the mechanism it was loaded with. */
+	/*
+	 * Mechanism GATE: apply calls->eligible() to the channels' enable state, without touching
+	 * the runlist. In this order: (1) disable every channel of each TSG that is not eligible;
+	 * (2) if such a TSG may still be running work on the engine (the driver's engine status
+	 * says it is loaded and busy, or switching in), preempt it with the driver's TSG preempt
+	 * and wait for its completion (bounded: the driver's preempt timeout, then its recovery);
+	 * (3) enable the channels of each eligible TSG that its user wants enabled. Disabling
+	 * first means that nothing which lost eligibility is scheduled again once the preempt
+	 * completed; a TSG that is idle at the end of its segment costs no preempt and no wait.
+	 * Called by gcaps in process context holding its update lock; may sleep (only in the
+	 * preempt wait). Returns GCAPS_BE_GATE_HANDOVER or GCAPS_BE_GATE_PREEMPTED, -ETIMEDOUT if
+	 * a preempt did not complete and the driver ran its recovery, or another -errno if nothing
+	 * was written (e.g. GPU powered off: resume applies the published set anyway).
+	 * detach() and unregister() under GATE leave every channel as its user wants it (stock).
+	 */
+	int (*gate)(void *drv);
 };
 
 /* What the driver calls in gcaps, through the table gcaps_backend_register() returns. */
@@ -130,7 +179,8 @@ struct gcaps_be_calls {
 	/*
 	 * Copy the current decision (consistent: retried under a seqcount). Never sleeps. The driver
 	 * calls it once per runlist build, under its runlist lock, and lists exactly the TSGs that
-	 * are eligible (out->all, or their bit set) and runnable.
+	 * are eligible (out->all, or their bit set) and runnable; under out->gate it lists every
+	 * runnable TSG and calls it wherever it enables a channel (see GCAPS_BE_MECH_GATE).
 	 */
 	void (*eligible)(struct gcaps_backend *be, struct gcaps_be_eligible *out);
 	/* ABI 2 */
@@ -153,7 +203,9 @@ struct gcaps_be_calls {
  * Register a backend (the only symbol gcaps.ko exports). At most one backend is bound at a
  * time: ERR_PTR(-EBUSY) otherwise; ERR_PTR(-EINVAL) on a bad ops table or ABI mismatch (abi other
  * than GCAPS_BACKEND_ABI, a NULL function, name empty/too long/not printable, detail NULL/too
- * long/not printable, runlists 0), with one log line saying which. On
+ * long/not printable, runlists 0, mechanisms without RELOAD or with unknown bits, `gate` set
+ * iff GATE is not), with one log line saying which; ERR_PTR(-EOPNOTSUPP) if the driver lacks
+ * the mechanism gcaps was loaded with (one log line). On
  * success *calls points to gcaps's table. The driver must report every existing TSG with
  * calls->tsg_update() right after a successful registration.
  */
@@ -163,7 +215,7 @@ struct gcaps_backend *gcaps_backend_register(const struct gcaps_backend_ops *ops
 /*
  * TSG events are recorded in a per-TSG table preallocated at registration (no allocation, no
  * overflow) and applied by gcaps under its update lock (from a work item, or on the next
- * begin/end), followed by a resubmit if the eligible set changed.
+ * begin/end), followed by a resubmit (RELOAD) or a gate (GATE) if the eligible set changed.
  */
 
 #endif /* _GCAPS_BACKEND_H */
