@@ -213,6 +213,41 @@ pub struct Status {
     pub num_clients: u32,
     /// The module's priorities (STATUS VER1); `None` from a module before the holder boost.
     pub priorities: Option<Priorities>,
+    /// The eligibility mechanism the module was loaded with (module parameter `mechanism`;
+    /// a module before it reports 0, reload, the only mechanism it had).
+    pub mechanism: Mechanism,
+}
+
+/// How the GPU driver keeps the TSGs that are not eligible off the GPU (`GCAPS_MECH_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mechanism {
+    /// The runlist lists only the eligible TSGs; each change is a runlist reload.
+    Reload,
+    /// Every TSG is listed, only the eligible ones' channels are enabled; an end hands over
+    /// without a reload.
+    Gate,
+    /// A value this library does not know (a newer module).
+    Other(u32),
+}
+
+impl Mechanism {
+    /// From its `GCAPS_MECH_*` value.
+    pub fn from_uapi(v: u32) -> Self {
+        match v {
+            uapi::GCAPS_MECH_RELOAD => Self::Reload,
+            uapi::GCAPS_MECH_GATE => Self::Gate,
+            v => Self::Other(v),
+        }
+    }
+
+    /// The module parameter's value (`reload`, `gate`), or `unknown (N)`.
+    pub fn name(self) -> String {
+        match self {
+            Self::Reload => "reload".into(),
+            Self::Gate => "gate".into(),
+            Self::Other(v) => format!("unknown ({v})"),
+        }
+    }
 }
 
 /// The module's scheduling priorities and the holder boost (`GCAPS_IOC_STATUS` VER1).
@@ -256,6 +291,7 @@ impl Status {
                 update_prio: s.update_prio,
                 self_boosted: s.boost & uapi::GCAPS_BOOST_SELF != 0,
             }),
+            mechanism: Mechanism::from_uapi(s.mechanism),
         }
     }
 }

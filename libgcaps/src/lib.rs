@@ -23,7 +23,8 @@ pub mod uapi;
 
 pub use error::{Error, Op};
 pub use info::{
-    AlwaysReasons, ClientInfo, CpuClass, List, Priorities, SegState, Status, TsgInfo, Version,
+    AlwaysReasons, ClientInfo, CpuClass, List, Mechanism, Priorities, SegState, Status, TsgInfo,
+    Version,
 };
 pub use priority::{GpuPriority, ENV_GPU_PRIORITY, GPU_PRIORITY_MAX, GPU_PRIORITY_MIN};
 pub use stats::{DelayHistogram, Stats, UpdateCost, UpdateKind, DELAY_BUCKETS, UPDATE_KINDS};

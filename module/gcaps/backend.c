@@ -19,6 +19,8 @@
 
 /* The device's state (gcaps_backend_start() to _stop()): NULL while gcaps is not loaded. */
 static void *gcaps_ctx;
+/* The eligibility mechanism gcaps was loaded with (GCAPS_BE_MECH_*), set by _start(). */
+static u32 gcaps_mech = GCAPS_BE_MECH_RELOAD;
 
 void *gcaps_backend_ctx(void)
 {
@@ -55,6 +57,7 @@ void gcaps_glue_publish(u64 generation, bool all, const u64 *words)
 	write_seqcount_begin(&gcaps_snap_seq);
 	gcaps_snap.generation = generation;
 	gcaps_snap.all = all;
+	gcaps_snap.gate = gcaps_mech == GCAPS_BE_MECH_GATE;
 	for (i = 0; i < ARRAY_SIZE(gcaps_snap.bits); i++)
 		gcaps_snap.bits[i] = words[i] & ~gcaps_snap_released[i];
 	write_seqcount_end(&gcaps_snap_seq);
@@ -277,15 +280,33 @@ bool gcaps_glue_be_detach(void)
 	return gcaps_glue_be_forget();
 }
 
-int gcaps_glue_be_resubmit(void)
+/*
+ * Has the bound driver apply the published decision with the loaded mechanism: RELOAD
+ * ops->resubmit (returns GCAPS_UPDATE_SUBMIT), GATE ops->gate (GCAPS_UPDATE_PREEMPT or
+ * GCAPS_UPDATE_HANDOVER, as the driver reports what it did); or -errno.
+ */
+int gcaps_glue_be_apply(void)
 {
+	int ret;
+
 	gcaps_assert_update_lock_held();
 	if (!gcaps_be.ops)
 		return -ENODEV;
 	/* The fast path never gets here (its events keep the decision); if it did, don't sleep. */
 	if (gcaps_may_not_sleep())
 		return -EAGAIN;
-	return gcaps_be.ops->resubmit(gcaps_be.drv);
+	if (gcaps_mech == GCAPS_BE_MECH_RELOAD) {
+		ret = gcaps_be.ops->resubmit(gcaps_be.drv);
+		return ret < 0 ? ret : GCAPS_UPDATE_SUBMIT;
+	}
+	ret = gcaps_be.ops->gate(gcaps_be.drv);
+	if (ret < 0)
+		return ret;
+	if (ret == GCAPS_BE_GATE_PREEMPTED)
+		return GCAPS_UPDATE_PREEMPT;
+	if (ret != GCAPS_BE_GATE_HANDOVER)
+		gcaps_be_misuse("backend contract violation: gate() returned %d", ret);
+	return GCAPS_UPDATE_HANDOVER;
 }
 
 u32 gcaps_glue_be_info(char *name, size_t name_len, char *detail, size_t detail_len,
@@ -421,9 +442,15 @@ static bool gcaps_be_string_ok(const char *s, size_t max, bool nonempty)
 	return true;
 }
 
+/* The name of one GCAPS_BE_MECH_* bit (log lines). */
+static const char *gcaps_mech_name(u32 mech)
+{
+	return mech == GCAPS_BE_MECH_GATE ? "gate" : "reload";
+}
+
 /*
  * The checks of an ops table, with one log line naming what is wrong. The ABI first: the
- * fields ABI 2 added are read only from a table that says it has them.
+ * fields a later ABI added are read only from a table that says it has them.
  */
 static int gcaps_be_check_ops(const struct gcaps_backend_ops *ops,
 			      const struct gcaps_be_calls **calls)
@@ -456,6 +483,17 @@ static int gcaps_be_check_ops(const struct gcaps_backend_ops *ops,
 		       ops->name);
 		return -EINVAL;
 	}
+	if (!(ops->mechanisms & GCAPS_BE_MECH_RELOAD) ||
+	    (ops->mechanisms & ~(GCAPS_BE_MECH_RELOAD | GCAPS_BE_MECH_GATE))) {
+		pr_err("gcaps: backend %s: mechanisms 0x%x (RELOAD is required; GATE the only other bit)\n",
+		       ops->name, ops->mechanisms);
+		return -EINVAL;
+	}
+	if (!!(ops->mechanisms & GCAPS_BE_MECH_GATE) != !!ops->gate) {
+		pr_err("gcaps: backend %s: gate() %s but mechanisms %s GATE\n", ops->name,
+		       ops->gate ? "set" : "missing", ops->gate ? "lacks" : "has");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -470,6 +508,11 @@ struct gcaps_backend *gcaps_backend_register(const struct gcaps_backend_ops *ops
 		return ERR_PTR(ret);
 	if (!ctx)
 		return ERR_PTR(-ENODEV);
+	if (!(ops->mechanisms & gcaps_mech)) {
+		pr_err("gcaps: backend %s does not implement mechanism=%s, which gcaps was loaded with: not bound\n",
+		       ops->name, gcaps_mech_name(gcaps_mech));
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	ret = gcaps_rust_bind(ctx, ops, drv);
 	if (ret)
 		return ERR_PTR(ret);
@@ -480,8 +523,16 @@ EXPORT_SYMBOL_GPL(gcaps_backend_register);
 
 /* ------------------------------------------------------------------ life cycle */
 
-void gcaps_backend_start(void *ctx)
+void gcaps_backend_start(void *ctx, u32 mech)
 {
+	unsigned long flags;
+
+	gcaps_mech = mech;
+	raw_spin_lock_irqsave(&gcaps_snap_wlock, flags);
+	write_seqcount_begin(&gcaps_snap_seq);
+	gcaps_snap.gate = mech == GCAPS_BE_MECH_GATE;
+	write_seqcount_end(&gcaps_snap_seq);
+	raw_spin_unlock_irqrestore(&gcaps_snap_wlock, flags);
 	WRITE_ONCE(gcaps_ctx, ctx);
 }
 

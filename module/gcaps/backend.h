@@ -9,8 +9,11 @@
 
 struct gcaps_be_eligible;
 
-/* Module load, once the device exists: backends may bind, the work item may run. */
-void gcaps_backend_start(void *ctx);
+/*
+ * Module load, once the device exists: backends may bind, the work item may run; mech is the
+ * eligibility mechanism (GCAPS_BE_MECH_RELOAD or _GATE) for as long as gcaps is loaded.
+ */
+void gcaps_backend_start(void *ctx, u32 mech);
 /* Module exit, after the backend was detached: no work item runs afterwards. */
 void gcaps_backend_stop(void);
 /* The device's ctx between start and stop, else NULL (any context). */

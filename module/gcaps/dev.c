@@ -250,7 +250,7 @@ static void gcaps_chrdev_unregister(void)
 	unregister_chrdev_region(gcaps_devt, 1);
 }
 
-int gcaps_glue_init(void *ctx)
+int gcaps_glue_init(void *ctx, u32 mechanism)
 {
 	int ret;
 
@@ -277,7 +277,8 @@ int gcaps_glue_init(void *ctx)
 	BUILD_BUG_ON(GCAPS_REJ_NR != 16 || GCAPS_DELAY_BUCKETS != 32);
 	BUILD_BUG_ON(sizeof(struct gcaps_client_info) != 48);
 	BUILD_BUG_ON(sizeof(struct gcaps_tsg_info) != 24);
-	gcaps_backend_start(ctx);
+	gcaps_backend_start(ctx, mechanism == GCAPS_MECH_GATE ? GCAPS_BE_MECH_GATE
+							     : GCAPS_BE_MECH_RELOAD);
 	ret = gcaps_chrdev_register();
 	if (ret)
 		gcaps_backend_stop();

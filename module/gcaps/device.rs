@@ -43,11 +43,11 @@ mod update;
 
 use self::gcaps_core::ioctl::{self, Command, Refusal, Sched};
 use self::gcaps_core::policy::{priority_in_range, MAX_PRIORITY, MIN_PRIORITY};
-use self::gcaps_core::stats::{Rejected, UpdateCosts, UpdateKind};
+use self::gcaps_core::stats::{Applied, Rejected, UpdateCosts, UpdateKind};
 use self::gcaps_core::uapi::{self, TraceEvent};
 use self::gcaps_core::{
-    Call, ClientRef, Core, Decision, Errno, Exits, Holder, Host, ListBuf, Opener, PidToken,
-    TaskToken, TsgEvent, Warning, TSG_WORDS,
+    Call, ClientRef, Core, Decision, Errno, Exits, Holder, Host, ListBuf, Mechanism, Opener,
+    PidToken, TaskToken, TsgEvent, Warning, TSG_WORDS,
 };
 use self::glue::{
     log, now_ns, Backend, Caller, Ceiling, KvBox, ListLock, Msg, SchedLock, UpdateLock, Zeroable,
@@ -296,6 +296,7 @@ impl Loaded {
             );
             return Err(Errno::EINVAL);
         }
+        let mechanism = glue::param_mechanism()?;
         let boost = glue::param_boost();
         let boost_prio = glue::param_boost_prio();
         if boost && !(priority_in_range(boost_prio.into()) && boost_prio < ceiling) {
@@ -335,7 +336,7 @@ impl Loaded {
         let trace = unsafe { TraceRing::new(trace_size as usize) }?;
         // All runlist-related memory is allocated here, zeroed (never on the stack).
         let mut locked = KvBox::<Locked>::new_zeroed()?;
-        locked.core.configure(ceiling, boost_prio);
+        locked.core.configure(ceiling, boost_prio, mechanism);
         let listbuf = KvBox::<ListBuf>::new_zeroed()?;
         let state = KvBox::new(State {
             // SAFETY: Module init runs once per load (function contract), and the state it
@@ -354,7 +355,7 @@ impl Loaded {
         let ctx = &*state as *const State as *mut c_void;
         // SAFETY: `state` is boxed (fixed address) and outlives the registration: `drop`
         // ends it with `exit_final` before the box is freed.
-        unsafe { glue::init(ctx) }?;
+        unsafe { glue::init(ctx, mechanism) }?;
         log::info(
             Msg::new()
                 .str("loaded (update_prio=")
@@ -367,6 +368,11 @@ impl Loaded {
                 .unum(max_per_user.into())
                 .str(", trace_size=")
                 .unum(trace_size.into())
+                .str(", mechanism=")
+                .str(match mechanism {
+                    Mechanism::Reload => "reload",
+                    Mechanism::Gate => "gate",
+                })
                 .str(")"),
         );
         Ok(Self { state })

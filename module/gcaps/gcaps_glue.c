@@ -20,9 +20,11 @@
 #include <linux/rtmutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
 #include "../include/gcaps_backend.h"
+#include "../../uapi/linux/gcaps.h"
 #include "gcaps_glue.h"
 #include "glue_internal.h"
 
@@ -47,6 +49,21 @@ MODULE_PARM_DESC(boost, "Holder boost: the running real-time segment's owner thr
 static int boost_prio = 98;
 module_param(boost_prio, int, 0444);
 MODULE_PARM_DESC(boost_prio, "SCHED_FIFO priority of the running segment's owner thread with boost=1, 1..update_prio-1 (default 98)");
+
+static char *mechanism = "reload";
+module_param(mechanism, charp, 0444);
+MODULE_PARM_DESC(mechanism, "Eligibility mechanism: reload (the runlist lists only the eligible TSGs; default) or gate (every TSG listed, channels enabled by the decision; an end hands over without a runlist reload); the backend must implement it");
+
+int gcaps_glue_mechanism(void)
+{
+	if (!mechanism || !strcmp(mechanism, "reload"))
+		return GCAPS_MECH_RELOAD;
+	if (!strcmp(mechanism, "gate"))
+		return GCAPS_MECH_GATE;
+	pr_err("gcaps: mechanism=\"%*pE\" is neither reload nor gate\n",
+	       (int)strnlen(mechanism, 64), mechanism);
+	return -EINVAL;
+}
 
 bool gcaps_glue_boost_on(void)
 {

@@ -84,8 +84,8 @@ void gcaps_glue_trace_lock(void);
 void gcaps_glue_trace_unlock(void);
 unsigned int gcaps_glue_max_clients_per_user(void);
 
-/* Life cycle: publish ctx and register /dev/gcaps; undo. */
-int gcaps_glue_init(void *ctx);
+/* Life cycle: publish ctx (backends bind with mechanism GCAPS_MECH_*) and register /dev/gcaps; undo. */
+int gcaps_glue_init(void *ctx, u32 mechanism);
 void gcaps_glue_exit_dev(void);
 void gcaps_glue_exit_final(void);
 
@@ -104,6 +104,8 @@ bool gcaps_glue_pid_group_exited(uintptr_t pid_token);
  * core's boost::Holder under the sched lock). Tokens are struct task_struct pointers; a token
  * from task_self_get/task_get holds a reference until task_put.
  */
+/* The mechanism parameter as GCAPS_MECH_*, or -EINVAL (logged, the text escaped). */
+int gcaps_glue_mechanism(void);
 bool gcaps_glue_boost_on(void);
 int gcaps_glue_boost_prio(void);
 void gcaps_glue_sched_lock(void);
@@ -153,7 +155,8 @@ void gcaps_glue_work_kick(void);
 int gcaps_glue_be_attach(const void *ops, void *drv);
 bool gcaps_glue_be_forget(void);
 bool gcaps_glue_be_detach(void);
-int gcaps_glue_be_resubmit(void);
+/* ops->resubmit or ops->gate by the mechanism: GCAPS_UPDATE_SUBMIT/_PREEMPT/_HANDOVER or -errno. */
+int gcaps_glue_be_apply(void);
 /*
  * The bound backend's name, detail (NUL-terminated, "" if none), runlists and flags
  * (GCAPS_BACKEND_STOCK: it called calls->stock(be, true) last); returns its ABI.

@@ -21,10 +21,11 @@ use core::ptr::NonNull;
 
 use super::gcaps_core::boost::SCHED_FIFO;
 use super::gcaps_core::ioctl::{self, Sched};
+use super::gcaps_core::stats::Applied;
 use super::gcaps_core::uapi::{self, IoctlArg};
 use super::gcaps_core::{
-    ClientRef, Errno, Holder, Params, PidToken, Saved, Set, TaskToken, TsgEvent, MAX_TSGS,
-    TSG_WORDS,
+    ClientRef, Errno, Holder, Mechanism, Params, PidToken, Saved, Set, TaskToken, TsgEvent,
+    MAX_TSGS, TSG_WORDS,
 };
 use super::Result;
 
@@ -104,6 +105,17 @@ pub(crate) fn param_update_prio() -> i32 {
     unsafe { gcaps_glue_update_prio() }
 }
 
+/// The `mechanism` module parameter; `EINVAL` (logged by the C side, which owns the text)
+/// if it names none.
+pub(crate) fn param_mechanism() -> Result<Mechanism> {
+    // SAFETY: Reads a `charp` module parameter (0444, set before init).
+    let v = unsafe { gcaps_glue_mechanism() };
+    u32::try_from(v)
+        .ok()
+        .and_then(Mechanism::from_uapi)
+        .ok_or(Errno::EINVAL)
+}
+
 /// The `boost` module parameter.
 pub(crate) fn param_boost() -> bool {
     // SAFETY: Reads a `bool` module parameter (0444, set before init).
@@ -134,14 +146,15 @@ pub(crate) fn param_max_clients_per_user() -> u32 {
     unsafe { gcaps_glue_max_clients_per_user() }
 }
 
-/// Publishes `ctx` for the C callbacks and registers `/dev/gcaps`.
+/// Publishes `ctx` for the C callbacks (backends bind with `mechanism`) and registers
+/// `/dev/gcaps`.
 ///
 /// # Safety
 ///
 /// `ctx` must point to the module's `State` and stay valid until [`exit_final`] returned.
-pub(crate) unsafe fn init(ctx: *mut c_void) -> Result {
+pub(crate) unsafe fn init(ctx: *mut c_void, mechanism: Mechanism) -> Result {
     // SAFETY: The caller guarantees `ctx` outlives the registration.
-    check(unsafe { gcaps_glue_init(ctx) })
+    check(unsafe { gcaps_glue_init(ctx, mechanism.uapi()) })
 }
 
 /// Deregisters `/dev/gcaps` (no file is open: each open file holds a module reference).

@@ -38,41 +38,37 @@ struct CostStart {
     /// disabled and never sleeps, so its on-CPU time is its wall time (the scheduler's
     /// runtime is not brought up to date inside it).
     cpu_ns: Option<u64>,
-    /// The core's resubmit count then.
-    submits: u64,
 }
 
 impl CostStart {
     /// An update at the ceiling that now holds the lock; the raise took `raise_ns`. Its CPU
     /// time is read now: the raise's change of policy brought the runtime up to date (and so
     /// does a sleep in the lock wait), so the reading lags only by the lock acquisition.
-    fn ceiling(core: &Core, raise_ns: u64) -> Self {
+    /// Forgets what earlier holders applied (the work item's, LIST's): the update's kind is
+    /// what `core` applies from here ([`Core::take_applied`] before the release).
+    fn ceiling(core: &mut Core, raise_ns: u64) -> Self {
+        core.take_applied();
         Self {
             before_ns: raise_ns,
             at_ns: now_ns(),
             cpu_ns: Some(glue::current_cputime_ns()),
-            submits: core.submits(),
         }
     }
 
-    /// An update on the fast path that tried the lock at `at_ns`.
-    fn fast(core: &Core, at_ns: u64) -> Self {
+    /// An update on the fast path that tried the lock at `at_ns` (see [`CostStart::ceiling`]).
+    fn fast(core: &mut Core, at_ns: u64) -> Self {
+        core.take_applied();
         Self {
             before_ns: 0,
             at_ns,
             cpu_ns: None,
-            submits: core.submits(),
         }
     }
 
-    /// Whether the update submitted (the lock still held, `core` as it leaves it).
-    fn submitted(&self, core: &Core) -> bool {
-        core.submits() != self.submits
-    }
-
-    /// Records the update, which has released the lock and returned from the ceiling. The
-    /// CPU time is read after that return, whose change of policy brings it up to date.
-    fn record(self, costs: &UpdateCosts, submitted: bool) {
+    /// Records the update, which has released the lock and returned from the ceiling, and
+    /// whose costliest application was `applied`. The CPU time is read after that return,
+    /// whose change of policy brings it up to date.
+    fn record(self, costs: &UpdateCosts, applied: Option<Applied>) {
         let end = now_ns();
         let wall = end
             .saturating_sub(self.at_ns)
@@ -80,7 +76,7 @@ impl CostStart {
         let cpu = self
             .cpu_ns
             .map_or(wall, |c| glue::current_cputime_ns().saturating_sub(c));
-        costs.record(UpdateKind::of(submitted), wall, cpu);
+        costs.record(UpdateKind::of(applied), wall, cpu);
     }
 }
 
@@ -104,8 +100,8 @@ impl Host for Env<'_> {
         self.be.publish(d.generation, d.all, d.eligible.words());
     }
 
-    fn resubmit(&mut self) -> Result {
-        self.be.resubmit()
+    fn apply(&mut self) -> Result<Applied> {
+        self.be.apply()
     }
 
     fn pid_vnr(&self, pid: PidToken) -> u32 {
@@ -240,8 +236,8 @@ impl State {
             None
         };
         let (mut locked, cost) = match fast {
-            Some(l) => {
-                let cost = CostStart::fast(&l.core, tried_ns);
+            Some(mut l) => {
+                let cost = CostStart::fast(&mut l.core, tried_ns);
                 (l, Some(cost))
             }
             None => {
@@ -252,7 +248,7 @@ impl State {
                     raise_ns = now_ns().saturating_sub(t);
                 }
                 let mut l = self.update.lock_killable()?;
-                let cost = rt.then(|| CostStart::ceiling(&l.core, raise_ns));
+                let cost = rt.then(|| CostStart::ceiling(&mut l.core, raise_ns));
                 if rt && self.events_pending() {
                     l.with(self.env(), |c, env| self.apply_events(c, env));
                 }
@@ -260,11 +256,11 @@ impl State {
             }
         };
         let r = locked.with(self.env(), f);
-        let submitted = cost.is_some_and(|c| c.submitted(&locked.core));
+        let applied = locked.core.take_applied();
         drop(locked);
         drop(ceiling);
         if let Some(c) = cost {
-            c.record(&self.costs, submitted);
+            c.record(&self.costs, applied);
         }
         r
     }
@@ -347,18 +343,18 @@ impl State {
         // A real-time closer's removal is an update at the ceiling like a begin/end.
         let cost = ceiling
             .is_some()
-            .then(|| CostStart::ceiling(&locked.core, raise_ns));
+            .then(|| CostStart::ceiling(&mut locked.core, raise_ns));
         locked.with(self.env(), |c, env| {
             if rt {
                 self.apply_events(c, env);
             }
             c.release(env, client);
         });
-        let submitted = cost.is_some_and(|c| c.submitted(&locked.core));
+        let applied = locked.core.take_applied();
         drop(locked);
         drop(ceiling);
         if let Some(c) = cost {
-            c.record(&self.costs, submitted);
+            c.record(&self.costs, applied);
         }
         true
     }

@@ -179,13 +179,24 @@ struct gcaps_status {
 					 * priorities must stay below it while boost is on) */
 	__s32 update_prio;		/* out: SCHED_FIFO priority of every real-time update
 					 * (the ceiling, module parameter update_prio) */
-	__u32 reserved;			/* out: 0 */
+	__u32 mechanism;		/* out: GCAPS_MECH_* (module parameter mechanism); the
+					 * field was `reserved`, always 0 (reload), before */
 };
 #define GCAPS_STATUS_SIZE_VER0		72
 #define GCAPS_STATUS_SIZE_VER1		88
 #define GCAPS_BOOST_ON		(1u << 0)	/* holder boost on (module parameter boost=1) */
 #define GCAPS_BOOST_SELF	(1u << 1)	/* the caller's segment runs and its owner thread is
 						 * boosted now */
+/*
+ * The eligibility mechanism: how the GPU driver keeps the TSGs that are not eligible off the
+ * GPU (docs/module.md).
+ */
+#define GCAPS_MECH_RELOAD	0	/* the runlist lists only the eligible TSGs; each change is a
+					 * runlist rebuild, submit and pending wait */
+#define GCAPS_MECH_GATE		1	/* the runlist lists every TSG; only the eligible TSGs'
+					 * channels are enabled; a begin that takes the GPU from a
+					 * running TSG preempts it, an end hands over without a
+					 * runlist submit */
 
 /* One TSG, as GCAPS_IOC_LIST reports it. */
 struct gcaps_tsg_info {
@@ -282,25 +293,28 @@ struct gcaps_list {
  * (epsilon, epsilon_fast, epsilon_cpu). Every update of a real-time caller (SEG_BEGIN,
  * SEG_END, SET_ALWAYS, the release of its file), successful or not, is one sample of exactly
  * one kind:
- *   GCAPS_UPDATE_SUBMIT   it had the driver resubmit its runlist (at least once);
- *   GCAPS_UPDATE_FAST     it did not submit (the non-preemptive fast path, and any update at
- *                         the ceiling whose decision did not change);
- *   GCAPS_UPDATE_PREEMPT, GCAPS_UPDATE_HANDOVER
- *                         reserved for mechanism=gate (channel gating: a begin that preempts
- *                         the running TSG, an end that hands the GPU over without a runlist
- *                         reload); always 0 for now.
+ *   GCAPS_UPDATE_SUBMIT   mechanism reload: it had the driver resubmit its runlist (at least
+ *                         once);
+ *   GCAPS_UPDATE_FAST     it did not change what the driver applies (the non-preemptive fast
+ *                         path, and any update at the ceiling whose decision did not change);
+ *   GCAPS_UPDATE_PREEMPT  mechanism gate: it changed the channels' enable state and the driver
+ *                         preempted a TSG that lost the GPU while it ran (a begin that takes
+ *                         the GPU from running work, an end whose owner still had work on it);
+ *   GCAPS_UPDATE_HANDOVER mechanism gate: it changed the enable state only (no preempt, no
+ *                         runlist submit, no wait: an end whose owner was idle).
+ * An update that applied several times counts as its costliest: PREEMPT, SUBMIT, HANDOVER.
  * Wall time: from the moment the update holds the update lock to its release and the
  * caller's return from the ceiling, plus the raise to the ceiling before the lock request
  * (the lock wait itself is not included: the analysis bounds it separately). On-CPU time:
  * the caller's CPU time in the same window (the growth of its scheduler runtime, the sum of
  * task_cputime_adjusted's user and system time; at most the wall time); the rest it slept in
- * the submit's pending wait. The fast path runs with preemption disabled and never sleeps:
- * its on-CPU time is its wall time. Both histograms use the update-delay buckets above.
+ * the submit's pending wait or the preempt's completion wait. The fast path runs with
+ * preemption disabled and never sleeps: its on-CPU time is its wall time. Both histograms use the update-delay buckets above.
  */
 #define GCAPS_UPDATE_SUBMIT	0
 #define GCAPS_UPDATE_FAST	1
-#define GCAPS_UPDATE_PREEMPT	2	/* reserved for mechanism=gate */
-#define GCAPS_UPDATE_HANDOVER	3	/* reserved for mechanism=gate */
+#define GCAPS_UPDATE_PREEMPT	2
+#define GCAPS_UPDATE_HANDOVER	3
 #define GCAPS_UPDATE_KINDS	4
 
 struct gcaps_update_cost {

@@ -70,6 +70,6 @@ pub use self::boost::{Holder, Params, Saved, Set, TaskToken};
 pub use self::errno::Errno;
 #[allow(unused_imports)]
 pub use self::state::{
-    Call, ClientRef, Core, Counters, Decision, Exits, Host, ListBuf, Opener, PidToken, TsgEvent,
-    Warning, MAX_CLIENTS, MAX_TSGS, TSG_WORDS,
+    Call, ClientRef, Core, Counters, Decision, Exits, Host, ListBuf, Mechanism, Opener, PidToken,
+    TsgEvent, Warning, MAX_CLIENTS, MAX_TSGS, TSG_WORDS,
 };

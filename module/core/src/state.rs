@@ -44,6 +44,7 @@
 use super::boost::TaskToken;
 use super::errno::Errno;
 use super::policy::{self, ClientId, Error as PolicyError, ProcessKey};
+use super::stats::Applied;
 use super::uapi::{self, TraceEvent};
 
 mod clients;
@@ -81,8 +82,10 @@ pub trait Host {
     fn record(&mut self, ev: &TraceEvent);
     /// Publishes the decision for the driver's runlist builder.
     fn publish(&mut self, d: &Decision);
-    /// Has the bound driver rebuild and submit its runlist and wait for it.
-    fn resubmit(&mut self) -> Result<(), Errno>;
+    /// Has the bound driver apply the published decision with the loaded [`Mechanism`]:
+    /// rebuild, submit and wait for its runlist (reload), or set its channels' enable state,
+    /// preempting what lost the GPU while it ran (gate). Says what the driver did.
+    fn apply(&mut self) -> Result<Applied, Errno>;
     /// The thread group id of `pid` in the calling task's pid namespace (0: not visible).
     fn pid_vnr(&self, pid: PidToken) -> u32;
     /// Whether `pid`'s whole thread group has exited.
@@ -279,6 +282,46 @@ impl Counters {
     };
 }
 
+/// The eligibility mechanism gcaps.ko was loaded with (module parameter `mechanism`,
+/// `GCAPS_MECH_*`): how the driver keeps the TSGs that are not eligible off the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mechanism {
+    /// The runlist lists only the eligible TSGs; each change is a reload.
+    #[default]
+    Reload,
+    /// Every TSG is listed; only the eligible ones' channels are enabled.
+    Gate,
+}
+
+impl Mechanism {
+    /// From its `GCAPS_MECH_*` value.
+    pub const fn from_uapi(v: u32) -> Option<Self> {
+        match v {
+            uapi::MECH_RELOAD => Some(Self::Reload),
+            uapi::MECH_GATE => Some(Self::Gate),
+            _ => None,
+        }
+    }
+
+    /// Its `GCAPS_MECH_*` value.
+    pub const fn uapi(self) -> u32 {
+        match self {
+            Self::Reload => uapi::MECH_RELOAD,
+            Self::Gate => uapi::MECH_GATE,
+        }
+    }
+
+    /// What a failed application may have cost: a reload's submit, or a gate whose preempt
+    /// timed out (`ETIMEDOUT`: the driver preempted and recovered) or wrote nothing.
+    pub const fn failed(self, e: Errno) -> Applied {
+        match self {
+            Self::Reload => Applied::Reload,
+            Self::Gate if e.0 == Errno::ETIMEDOUT.0 => Applied::Preempt,
+            Self::Gate => Applied::Handover,
+        }
+    }
+}
+
 /// Everything the update lock guards. `Clone` is for tests (a copy is large).
 #[derive(Clone)]
 pub struct Core {
@@ -291,9 +334,12 @@ pub struct Core {
     /// 1 + slot of the running real-time client (`policy.running_rt()`), 0: none.
     running: u32,
     counters: Counters,
-    /// `boost_prio` (0: boosting off) and `update_prio`, as loaded.
+    /// `boost_prio` (0: boosting off), `update_prio` and the mechanism, as loaded.
     boost_prio: i32,
     update_prio: i32,
+    mechanism: Mechanism,
+    /// The costliest application since [`Core::take_applied`] (`None`: none).
+    applied: Option<Applied>,
     /// The thread the core has boosted (its own counted reference), 0: none.
     boosted: TaskToken,
     /// The BOOST/UNBOOST events of the last sync, recorded after the event that caused them
@@ -357,17 +403,26 @@ impl Core {
             counters: Counters::ZERO,
             boost_prio: 0,
             update_prio: 0,
+            mechanism: Mechanism::Reload,
+            applied: None,
             boosted: TaskToken(0),
             notes: [TraceEvent::ZERO; 2],
             boosted_ev: TraceEvent::ZERO,
         }
     }
 
-    /// The module parameters the core reports and acts on: the update ceiling and the holder
-    /// boost's priority (0: off). Set once, before the first client.
-    pub fn configure(&mut self, update_prio: i32, boost_prio: i32) {
+    /// The module parameters the core reports and acts on: the update ceiling, the holder
+    /// boost's priority (0: off) and the mechanism. Set once, before the first client.
+    pub fn configure(&mut self, update_prio: i32, boost_prio: i32, mechanism: Mechanism) {
         self.update_prio = update_prio;
         self.boost_prio = boost_prio;
+        self.mechanism = mechanism;
+    }
+
+    /// The costliest application since the last call, and forgets it: an update takes it
+    /// when it holds the lock and again before it releases it, which tells its kind.
+    pub fn take_applied(&mut self) -> Option<Applied> {
+        self.applied.take()
     }
 
     /// The thread the core has boosted (for tests and diagnostics).

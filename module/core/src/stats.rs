@@ -98,23 +98,60 @@ impl Rejected {
     }
 }
 
-/// The kind of an update, by what it did (`GCAPS_UPDATE_*`). `GCAPS_UPDATE_PREEMPT` and
-/// `GCAPS_UPDATE_HANDOVER` are reserved for `mechanism=gate` and never recorded yet.
+/// What the driver did to apply a changed decision (the backend's answer, or what a failed
+/// attempt may have cost).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// Mechanism reload: rebuilt and submitted the runlist and waited for the submit.
+    Reload,
+    /// Mechanism gate: changed the channels' enable state and preempted a TSG that lost the
+    /// GPU while it ran, waiting for the preempt.
+    Preempt,
+    /// Mechanism gate: changed the enable state only (no submit, no preempt, no wait).
+    Handover,
+}
+
+impl Applied {
+    /// How costly the application is: preempt, then reload, then hand-over.
+    const fn rank(self) -> u8 {
+        match self {
+            Self::Handover => 0,
+            Self::Reload => 1,
+            Self::Preempt => 2,
+        }
+    }
+
+    /// The costlier of two applications (an update that applied twice counts as it).
+    pub fn costlier(self, other: Self) -> Self {
+        if other.rank() > self.rank() {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// The kind of an update, by what it did (`GCAPS_UPDATE_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UpdateKind {
     /// It had the driver resubmit its runlist (`GCAPS_UPDATE_SUBMIT`).
     Submit,
-    /// It did not submit (`GCAPS_UPDATE_FAST`).
+    /// It applied nothing (`GCAPS_UPDATE_FAST`).
     Fast,
+    /// It had the driver gate and preempt (`GCAPS_UPDATE_PREEMPT`).
+    Preempt,
+    /// It had the driver gate only (`GCAPS_UPDATE_HANDOVER`).
+    Handover,
 }
 
 impl UpdateKind {
-    /// The kind of an update that did (`true`) or did not submit.
-    pub const fn of(submitted: bool) -> Self {
-        if submitted {
-            Self::Submit
-        } else {
-            Self::Fast
+    /// The kind of an update whose costliest application was `applied` (`None`: none).
+    pub const fn of(applied: Option<Applied>) -> Self {
+        match applied {
+            None => Self::Fast,
+            Some(Applied::Reload) => Self::Submit,
+            Some(Applied::Preempt) => Self::Preempt,
+            Some(Applied::Handover) => Self::Handover,
         }
     }
 
@@ -123,6 +160,8 @@ impl UpdateKind {
         match self {
             Self::Submit => uapi::UPDATE_SUBMIT,
             Self::Fast => uapi::UPDATE_FAST,
+            Self::Preempt => uapi::UPDATE_PREEMPT,
+            Self::Handover => uapi::UPDATE_HANDOVER,
         }
     }
 }

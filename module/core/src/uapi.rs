@@ -68,11 +68,7 @@ pub const DELAY_BUCKET0_SHIFT: u32 = h::GCAPS_DELAY_BUCKET0_SHIFT;
 
 pub const UPDATE_SUBMIT: usize = h::GCAPS_UPDATE_SUBMIT as usize;
 pub const UPDATE_FAST: usize = h::GCAPS_UPDATE_FAST as usize;
-/// Reserved for `mechanism=gate`: never recorded yet (tests check it stays 0).
-#[allow(dead_code)]
 pub const UPDATE_PREEMPT: usize = h::GCAPS_UPDATE_PREEMPT as usize;
-/// Reserved for `mechanism=gate`: never recorded yet (tests check it stays 0).
-#[allow(dead_code)]
 pub const UPDATE_HANDOVER: usize = h::GCAPS_UPDATE_HANDOVER as usize;
 pub const UPDATE_KINDS: usize = h::GCAPS_UPDATE_KINDS as usize;
 
@@ -284,16 +280,18 @@ pub struct Status {
     pub boost: u32,
     pub boost_prio: i32,
     pub update_prio: i32,
-    pub reserved: u32,
+    pub mechanism: u32,
 }
 ioctl_arg!(Status, h::GCAPS_STATUS_SIZE_VER0, h::GCAPS_STATUS_SIZE_VER1);
 same_layout!(Status, h::gcaps_status, {
     size = size, flags = flags, self_ = self_, generation = generation, rt_active = rt_active,
     num_clients = num_clients, boost = boost, boost_prio = boost_prio,
-    update_prio = update_prio, reserved = reserved,
+    update_prio = update_prio, mechanism = mechanism,
 });
 pub const BOOST_ON: u32 = h::GCAPS_BOOST_ON;
 pub const BOOST_SELF: u32 = h::GCAPS_BOOST_SELF;
+pub const MECH_RELOAD: u32 = h::GCAPS_MECH_RELOAD;
+pub const MECH_GATE: u32 = h::GCAPS_MECH_GATE;
 
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]

@@ -8,11 +8,12 @@
 mod common;
 
 use common::{opener, TestHost};
+use gcaps_core::errno::Errno;
 use gcaps_core::ioctl::begin_request;
-use gcaps_core::stats::{delay_bucket, ResetScope, UpdateCosts, UpdateKind};
+use gcaps_core::stats::{delay_bucket, Applied, ResetScope, UpdateCosts, UpdateKind};
 use gcaps_core::uapi::SegBegin;
 use gcaps_core::uapi::{self, UpdateCost};
-use gcaps_core::{Call, Core};
+use gcaps_core::{Call, Core, Exits, Mechanism};
 use std::mem::{offset_of, size_of};
 
 fn begin_req(prio: i32) -> gcaps_core::ioctl::BeginRequest {
@@ -40,10 +41,10 @@ fn sample() -> UpdateCosts {
 
 #[test]
 fn kinds_are_the_headers() {
-    assert_eq!(UpdateKind::of(true), UpdateKind::Submit);
-    assert_eq!(UpdateKind::of(false), UpdateKind::Fast);
     assert_eq!(UpdateKind::Submit.index(), uapi::UPDATE_SUBMIT);
     assert_eq!(UpdateKind::Fast.index(), uapi::UPDATE_FAST);
+    assert_eq!(UpdateKind::Preempt.index(), uapi::UPDATE_PREEMPT);
+    assert_eq!(UpdateKind::Handover.index(), uapi::UPDATE_HANDOVER);
     assert_eq!(uapi::UPDATE_KINDS, 4);
     assert_eq!(
         offset_of!(uapi::Stats, updates),
@@ -173,7 +174,11 @@ fn concurrent_records_all_count() {
             let c = &c;
             s.spawn(move || {
                 for i in 0..1000u64 {
-                    c.record(UpdateKind::of(i % 2 == 0), 1000 + t, 10 + t);
+                    c.record(
+                        [UpdateKind::Submit, UpdateKind::Fast][(i % 2) as usize],
+                        1000 + t,
+                        10 + t,
+                    );
                 }
             });
         }
@@ -188,7 +193,7 @@ fn concurrent_records_all_count() {
 }
 
 #[test]
-fn core_submits_tells_a_submitting_update() {
+fn take_applied_tells_what_an_update_had_the_driver_do() {
     let mut c = Core::new();
     let mut h = TestHost::new(64);
     c.backend_bound();
@@ -198,13 +203,60 @@ fn core_submits_tells_a_submitting_update() {
     };
     let a = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
     let b = c.open(&mut h, &opener(2, 0, 5), 8).unwrap();
-    // a's begin changes the decision: one resubmit.
-    let n = c.submits();
+    let d = c.open(&mut h, &opener(3, 0, 20), 8).unwrap();
+    // Each process has a TSG (opener's start is tgid * 10), so each winner changes the set.
+    for t in 1..=3 {
+        h.tsg(t, t as i32, u64::from(t) * 10, 1);
+    }
+    c.apply_events(&mut h, &Exits::new());
+    assert_eq!(c.take_applied(), None);
+    // a's begin changes the decision: one reload.
     c.seg_begin(&mut h, a, begin_req(10), rt).unwrap();
-    assert_eq!(c.submits(), n + 1);
-    // b's lower begin stays pending: the decision is kept, no resubmit.
-    let n = c.submits();
+    assert_eq!(c.take_applied(), Some(Applied::Reload));
+    assert_eq!(c.take_applied(), None, "taken once");
+    // b's lower begin stays pending: the decision is kept, nothing applied.
     c.seg_begin(&mut h, b, begin_req(5), rt).unwrap();
-    assert_eq!(c.submits(), n);
+    assert_eq!(c.take_applied(), None);
     assert_eq!(h.resubmits, 1);
+    // Under gate the driver's answer is the kind; two applications count as the costlier.
+    h.applies_as = Applied::Preempt;
+    c.seg_begin(&mut h, d, begin_req(20), rt).unwrap();
+    h.applies_as = Applied::Handover;
+    c.seg_end(&mut h, d, rt).unwrap();
+    assert_eq!(c.take_applied(), Some(Applied::Preempt));
+    c.seg_end(&mut h, a, rt).unwrap();
+    assert_eq!(c.take_applied(), Some(Applied::Handover));
+    assert_eq!(
+        UpdateKind::of(Some(Applied::Handover)),
+        UpdateKind::Handover
+    );
+    assert_eq!(UpdateKind::of(Some(Applied::Preempt)), UpdateKind::Preempt);
+    assert_eq!(UpdateKind::of(Some(Applied::Reload)), UpdateKind::Submit);
+    assert_eq!(UpdateKind::of(None), UpdateKind::Fast);
+}
+
+#[test]
+fn a_failed_application_counts_as_what_it_may_have_cost() {
+    let mut c = Core::new();
+    let mut h = TestHost::new(64);
+    c.configure(99, 98, Mechanism::Gate);
+    c.backend_bound();
+    let rt = Call {
+        entry_ns: 0,
+        rt: true,
+    };
+    let a = c.open(&mut h, &opener(1, 0, 10), 8).unwrap();
+    // A preempt that timed out (the driver recovered): a preempt's cost.
+    h.fail_resubmit = Some(Errno::ETIMEDOUT);
+    c.seg_begin(&mut h, a, begin_req(10), rt).unwrap();
+    assert_eq!(c.take_applied(), Some(Applied::Preempt));
+    // Nothing written (e.g. powered off): a hand-over's.
+    h.fail_resubmit = Some(Errno::ENODEV);
+    c.seg_end(&mut h, a, rt).unwrap();
+    assert_eq!(c.take_applied(), Some(Applied::Handover));
+    // Under reload any failed attempt is a submit's.
+    c.configure(99, 98, Mechanism::Reload);
+    h.fail_resubmit = Some(Errno::ETIMEDOUT);
+    c.seg_begin(&mut h, a, begin_req(10), rt).unwrap();
+    assert_eq!(c.take_applied(), Some(Applied::Reload));
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The bound backend and what the driver reports, under the update lock ([`Backend`]: the
-//! published decision, released TSGs, the TSG event table, recovery, attach/detach,
-//! resubmit, the backend's identity), and the work item's kick and pending hint.
+//! published decision, released TSGs, the TSG event table, recovery, attach/detach, the
+//! application of a decision, the backend's identity), and the work item's kick and pending
+//! hint.
 
 use super::*;
 
@@ -68,10 +69,18 @@ impl Backend {
         unsafe { gcaps_glue_be_detach() }
     }
 
-    /// `ops->resubmit()`: rebuild, submit, wait until not pending. `ENODEV` if unbound.
-    pub(crate) fn resubmit(&mut self) -> Result {
+    /// `ops->resubmit()` (reload: rebuild, submit, wait until not pending) or `ops->gate()`
+    /// (gate: enable state, a preempt if one ran), by the loaded mechanism; what the driver
+    /// did. `ENODEV` if unbound.
+    pub(crate) fn apply(&mut self) -> Result<Applied> {
         // SAFETY: Update lock held; the bound driver's ops are valid while bound.
-        check(unsafe { gcaps_glue_be_resubmit() })
+        let r = unsafe { gcaps_glue_be_apply() };
+        check(r.min(0))?;
+        Ok(match usize::try_from(r) {
+            Ok(uapi::UPDATE_PREEMPT) => Applied::Preempt,
+            Ok(uapi::UPDATE_HANDOVER) => Applied::Handover,
+            _ => Applied::Reload,
+        })
     }
 
     /// The bound backend's name, detail, runlists and flags (`GCAPS_BACKEND_STOCK`) into `v`

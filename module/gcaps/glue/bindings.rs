@@ -3,7 +3,7 @@
 //! Do not edit; after changing the header, run module/gcaps/bindings.sh.
 
 /// FNV-1a 64 of `module/gcaps/gcaps_glue.h` as generated from (checked at compile time by the includer).
-pub const HEADER_FNV1A: u64 = 0x1f98dd45413f1278;
+pub const HEADER_FNV1A: u64 = 0xb4bd2fe94e72e560;
 
 use super::{gcaps_client_ref, gcaps_ev};
 
@@ -93,7 +93,7 @@ extern "C" {
     pub fn gcaps_glue_max_clients_per_user() -> ::core::ffi::c_uint;
 }
 extern "C" {
-    pub fn gcaps_glue_init(ctx: *mut ::core::ffi::c_void) -> ::core::ffi::c_int;
+    pub fn gcaps_glue_init(ctx: *mut ::core::ffi::c_void, mechanism: u32_) -> ::core::ffi::c_int;
 }
 extern "C" {
     pub fn gcaps_glue_exit_dev();
@@ -124,6 +124,9 @@ extern "C" {
 }
 extern "C" {
     pub fn gcaps_glue_pid_group_exited(pid_token: usize) -> bool;
+}
+extern "C" {
+    pub fn gcaps_glue_mechanism() -> ::core::ffi::c_int;
 }
 extern "C" {
     pub fn gcaps_glue_boost_on() -> bool;
@@ -249,7 +252,7 @@ extern "C" {
     pub fn gcaps_glue_be_detach() -> bool;
 }
 extern "C" {
-    pub fn gcaps_glue_be_resubmit() -> ::core::ffi::c_int;
+    pub fn gcaps_glue_be_apply() -> ::core::ffi::c_int;
 }
 extern "C" {
     pub fn gcaps_glue_be_info(

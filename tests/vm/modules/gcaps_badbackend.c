@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * gcaps_badbackend: a test-only backend that registers one ops table with gcaps.ko at load and
- * unregisters at unload, to check gcaps_backend_register()'s validation (backend ABI 2). The
- * parameter `bad` says what is wrong with the table: none (a valid table: the load binds),
- * abi1 (the ABI 1 version), noname, emptyname, longname (32 characters), badname (a control
- * character), nodetail, longdetail (64 characters), norunlists, noresubmit. A refused table
- * fails the load with gcaps's error (-EINVAL). VM test 55-gcaps-backend-abi.
+ * unregisters at unload, to check gcaps_backend_register()'s validation (backend ABI 3). The
+ * parameter `bad` says what is wrong with the table: none (a valid table with both
+ * mechanisms: the load binds), abi2 (the ABI 2 version), noname, emptyname, longname (32
+ * characters), badname (a control character), nodetail, longdetail (64 characters),
+ * norunlists, noresubmit, nomech (mechanisms 0), nogatefn (GATE without gate()), reloadonly
+ * (a valid table without GATE: refused with -EOPNOTSUPP by a gcaps loaded with
+ * mechanism=gate). A refused table fails the load with gcaps's error. VM test
+ * 55-gcaps-backend-abi.
  */
 #include <linux/err.h>
 #include <linux/module.h>
@@ -15,7 +18,7 @@
 
 static char *bad = "none";
 module_param(bad, charp, 0444);
-MODULE_PARM_DESC(bad, "what is wrong with the ops table (none, abi1, noname, emptyname, longname, badname, nodetail, longdetail, norunlists, noresubmit)");
+MODULE_PARM_DESC(bad, "what is wrong with the ops table (none, abi2, noname, emptyname, longname, badname, nodetail, longdetail, norunlists, noresubmit, nomech, nogatefn, reloadonly)");
 
 static int badbe_resubmit(void *drv)
 {
@@ -26,6 +29,11 @@ static void badbe_detach(void *drv)
 {
 }
 
+static int badbe_gate(void *drv)
+{
+	return GCAPS_BE_GATE_HANDOVER;
+}
+
 static struct gcaps_backend_ops ops = {
 	.name = "badbackend",
 	.abi = GCAPS_BACKEND_ABI,
@@ -33,6 +41,8 @@ static struct gcaps_backend_ops ops = {
 	.runlists = 1,
 	.resubmit = badbe_resubmit,
 	.detach = badbe_detach,
+	.mechanisms = GCAPS_BE_MECH_RELOAD | GCAPS_BE_MECH_GATE,
+	.gate = badbe_gate,
 };
 
 static struct gcaps_backend *be;
@@ -43,8 +53,8 @@ static int __init badbe_init(void)
 	typeof(&gcaps_backend_register) reg;
 	struct gcaps_backend *b;
 
-	if (!strcmp(bad, "abi1"))
-		ops.abi = 1;
+	if (!strcmp(bad, "abi2"))
+		ops.abi = 2;
 	else if (!strcmp(bad, "noname"))
 		ops.name = NULL;
 	else if (!strcmp(bad, "emptyname"))
@@ -61,6 +71,14 @@ static int __init badbe_init(void)
 		ops.runlists = 0;
 	else if (!strcmp(bad, "noresubmit"))
 		ops.resubmit = NULL;
+	else if (!strcmp(bad, "nomech"))
+		ops.mechanisms = 0;
+	else if (!strcmp(bad, "nogatefn"))
+		ops.gate = NULL;
+	else if (!strcmp(bad, "reloadonly")) {
+		ops.mechanisms = GCAPS_BE_MECH_RELOAD;
+		ops.gate = NULL;
+	}
 	else if (strcmp(bad, "none"))
 		return -EINVAL;
 	reg = symbol_get(gcaps_backend_register);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Backend contract ABI 2 (issue 19): gcaps_backend_register() refuses a bad ops table with
- * -EINVAL and one log line naming the problem (the fixture gcaps_badbackend.ko registers at
- * load, so its insmod fails with gcaps's error and nothing is bound), and binds a valid one,
- * which GCAPS_IOC_VERSION then reports (name, detail, runlists, ABI 2; a VER0 caller gets the
- * name only). Every kernel (the fixture is C).
+ * Backend contract ABI 3: gcaps_backend_register() refuses a bad ops table with -EINVAL and
+ * one log line naming the problem (the fixture gcaps_badbackend.ko registers at load, so its
+ * insmod fails with gcaps's error and nothing is bound), and binds a valid one, which
+ * GCAPS_IOC_VERSION then reports (name, detail, runlists, ABI 3; a VER0 caller gets the name
+ * only). The mechanism: gcaps refuses a bad mechanism= with one escaped line, a gcaps loaded
+ * with mechanism=gate refuses a driver without GATE (-EOPNOTSUPP) and binds one with it, and
+ * STATUS reports the mechanism. Every kernel (the fixture is C).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,7 @@ static struct gcaps_version version(int fd)
  * busybox's insmod may try the load twice, finit_module and init_module, so it is counted
  * against the refused registrations, not against 1).
  */
-static void refused(int fd, const char *what, const char *text)
+static void refused_as(int fd, const char *what, const char *text, const char *err)
 {
 	char cmd[512];
 	struct gcaps_version v;
@@ -33,9 +35,9 @@ static void refused(int fd, const char *what, const char *text)
 	sh("dmesg -c >/dev/null");
 	snprintf(cmd, sizeof(cmd),
 		 "insmod /modules/gcaps_badbackend.ko bad=%s 2>/tmp/err; rc=$?; cat /tmp/err; "
-		 "[ $rc != 0 ] && grep -q 'Invalid argument' /tmp/err", what);
+		 "[ $rc != 0 ] && grep -q '%s' /tmp/err", what, err);
 	rc = system(cmd);
-	CHECK(rc == 0, "bad=%s: the load did not fail with EINVAL", what);
+	CHECK(rc == 0, "bad=%s: the load did not fail with '%s'", what, err);
 	snprintf(cmd, sizeof(cmd),
 		 "n=$(dmesg | grep -c 'gcaps: .*%s'); all=$(dmesg | grep -c 'gcaps: '); "
 		 "dmesg | grep 'gcaps: '; [ $n -ge 1 ] && [ $n = $all ]", text);
@@ -45,6 +47,20 @@ static void refused(int fd, const char *what, const char *text)
 	      v.backend_name);
 }
 
+static void refused(int fd, const char *what, const char *text)
+{
+	refused_as(fd, what, text, "Invalid argument");
+}
+
+/* STATUS's mechanism (GCAPS_MECH_*). */
+static unsigned int mechanism(int fd)
+{
+	struct gcaps_status s = { .size = sizeof(s) };
+
+	CHECK(ioctl(fd, GCAPS_IOC_STATUS, &s) == 0, "STATUS: %s", strerror(errno));
+	return s.mechanism;
+}
+
 int main(void)
 {
 	struct gcaps_version v, v0;
@@ -52,9 +68,18 @@ int main(void)
 	int fd;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	sh("insmod /modules/gcaps.ko");
+	/* A mechanism gcaps does not know: the load fails, the text escaped in one line. */
+	sh("dmesg -c >/dev/null");
+	CHECK(system("insmod /modules/gcaps.ko 'mechanism=fa\001st' 2>/dev/null") != 0,
+	      "mechanism=fa<SOH>st loaded");
+	CHECK(system("dmesg | grep -q 'gcaps: mechanism=\"fa\\\\001st\" is neither reload nor gate'") == 0,
+	      "no escaped one-line error for mechanism=fa<SOH>st");
+	sh("insmod /modules/gcaps.ko mechanism=reload");
 	fd = open_dev();
-	refused(fd, "abi1", "backend contract ABI 1, this gcaps accepts exactly ABI 2");
+	CHECK(mechanism(fd) == GCAPS_MECH_RELOAD, "STATUS mechanism %u, want reload", mechanism(fd));
+	refused(fd, "abi2", "backend contract ABI 2, this gcaps accepts exactly ABI 3");
+	refused(fd, "nomech", "backend badbackend: mechanisms 0x0 (RELOAD is required");
+	refused(fd, "nogatefn", "backend badbackend: gate() missing but mechanisms has GATE");
 	refused(fd, "noresubmit", "backend ops table without resubmit or detach");
 	refused(fd, "noname", "backend name missing, empty, longer than 31 characters or not printable");
 	refused(fd, "emptyname", "backend name missing, empty");
@@ -66,7 +91,7 @@ int main(void)
 
 	sh("insmod /modules/gcaps_badbackend.ko bad=none");
 	v = version(fd);
-	CHECK(v.backend_abi == 2 && !strcmp(v.backend_name, "badbackend") &&
+	CHECK(v.backend_abi == 3 && !strcmp(v.backend_name, "badbackend") &&
 		      !strcmp(v.backend_detail, "test fixture") && v.backend_runlists == 1,
 	      "bound: abi %u name '%s' detail '%.64s' runlists %#x", v.backend_abi, v.backend_name,
 	      v.backend_detail, v.backend_runlists);
@@ -75,13 +100,27 @@ int main(void)
 	v0.size = GCAPS_VERSION_SIZE_VER0;
 	CHECK(ioctl(fd, GCAPS_IOC_VERSION, &v0) == 0, "VER0 VERSION: %s", strerror(errno));
 	tail = (unsigned char *)&v0 + GCAPS_VERSION_SIZE_VER0;
-	CHECK(v0.backend_abi == 2 && !strcmp(v0.backend_name, "badbackend") && tail[0] == 0xa5,
+	CHECK(v0.backend_abi == 3 && !strcmp(v0.backend_name, "badbackend") && tail[0] == 0xa5,
 	      "VER0: abi %u name '%.32s' tail %#x", v0.backend_abi, v0.backend_name, tail[0]);
 	sh("rmmod gcaps_badbackend");
 	v = version(fd);
 	CHECK(v.backend_abi == 0 && v.backend_name[0] == '\0' && v.backend_detail[0] == '\0' &&
 		      v.backend_runlists == 0,
 	      "after unregister: abi %u name '%s'", v.backend_abi, v.backend_name);
+	close(fd);
+	sh("rmmod gcaps");
+
+	/* Under gate: a driver without GATE is refused, one with it binds. */
+	sh("insmod /modules/gcaps.ko mechanism=gate");
+	fd = open_dev();
+	CHECK(mechanism(fd) == GCAPS_MECH_GATE, "STATUS mechanism %u, want gate", mechanism(fd));
+	refused_as(fd, "reloadonly", "backend badbackend does not implement mechanism=gate",
+		   "Operation not supported");
+	sh("insmod /modules/gcaps_badbackend.ko bad=none");
+	v = version(fd);
+	CHECK(v.backend_abi == 3 && !strcmp(v.backend_name, "badbackend"),
+	      "gate: bound abi %u name '%s'", v.backend_abi, v.backend_name);
+	sh("rmmod gcaps_badbackend");
 	close(fd);
 	sh("rmmod gcaps");
 	if (failures) {

@@ -2,7 +2,7 @@
 //! every client, the eligible TSG set and the always-eligible TSGs with their reasons.
 use crate::device::ReportArgs;
 use crate::output::{write_stdout, Format};
-use libgcaps::{AlwaysReasons, List, Priorities, Version};
+use libgcaps::{AlwaysReasons, List, Mechanism, Priorities, Version};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -12,8 +12,9 @@ pub fn run(args: ReportArgs) -> Result<(), String> {
     let list = gcaps.list().map_err(|e| e.to_string())?;
     let status = gcaps.status().map_err(|e| e.to_string())?;
     // gcapsctl's own client (opened only to ask) is not part of the picture.
-    let report =
-        Report::new(&version, &list, std::process::id()).with_priorities(status.priorities);
+    let report = Report::new(&version, &list, std::process::id())
+        .with_priorities(status.priorities)
+        .with_mechanism(status.mechanism);
     let text = match args.format {
         Format::Table => report.table(),
         Format::Json => report.json(),
@@ -35,6 +36,8 @@ pub struct Report {
     unmanaged_tsgs: Vec<UnmanagedTsg>,
     /// The holder boost and the update ceiling (null: a module before STATUS VER1).
     boost: Option<BoostInfo>,
+    /// The eligibility mechanism (module parameter `mechanism`): "reload" or "gate".
+    mechanism: String,
 }
 
 #[derive(Serialize, Debug, PartialEq)]
@@ -155,7 +158,14 @@ impl Report {
             always_eligible_tsgs: always,
             unmanaged_tsgs: unmanaged,
             boost: None,
+            mechanism: Mechanism::Reload.name(),
         }
+    }
+
+    /// Adds the module's eligibility mechanism (from STATUS).
+    pub fn with_mechanism(mut self, m: Mechanism) -> Self {
+        self.mechanism = m.name();
+        self
     }
 
     /// Adds the module's priorities (from STATUS).
@@ -198,9 +208,10 @@ impl Report {
             )
         };
         let mut s = format!(
-            "gcaps {} (ABI {}), {backend}, generation {}, real-time segment open: {}\n",
+            "gcaps {} (ABI {}, mechanism {}), {backend}, generation {}, real-time segment open: {}\n",
             m.version,
             m.abi,
+            self.mechanism,
             self.generation,
             if self.rt_active { "yes" } else { "no" }
         );
@@ -383,6 +394,7 @@ mod tests {
         );
         assert_eq!(j["module"]["backend_detail"], "emulated gv11b");
         assert_eq!(j["module"]["runlists"], serde_json::json!([0]));
+        assert_eq!(j["mechanism"], "reload");
         assert_eq!(j["module"]["backend_abi"], 2);
         assert_eq!(j["module"]["backend_stock"], false);
         let c = &j["clients"];
@@ -410,9 +422,11 @@ mod tests {
     #[test]
     fn table_lists_clients_and_the_eligible_set() {
         let (v, l) = sample();
-        let t = Report::new(&v, &l, 999).table();
+        let t = Report::new(&v, &l, 999)
+            .with_mechanism(Mechanism::Gate)
+            .table();
         let want = "\
-gcaps 0.1.0 (ABI 1), backend simgpu (emulated gv11b, contract 2, runlists 0), generation 7, real-time segment open: yes
+gcaps 0.1.0 (ABI 1, mechanism gate), backend simgpu (emulated gv11b, contract 2, runlists 0), generation 7, real-time segment open: yes
     PID  COMMAND          CLASS PRIO  GPU  STATE    TSGS
     123  hi               fifo    50   60  running  3,4
     200  low\\tprio        other    0    0  pending  5
@@ -431,7 +445,7 @@ TSGs without a gcaps client: 9 (pid 77), 12 (pid 0), 13 (pid 88)
         let first = r.table().lines().next().unwrap().to_string();
         assert_eq!(
             first,
-            "gcaps 0.1.0 (ABI 1), backend simgpu (emulated gv11b, contract 2, runlists 0, \
+            "gcaps 0.1.0 (ABI 1, mechanism reload), backend simgpu (emulated gv11b, contract 2, runlists 0, \
              STOCK: the driver's own scheduler owns its runlists; gcaps's decision is not \
              applied), generation 7, real-time segment open: yes"
         );
@@ -453,7 +467,7 @@ TSGs without a gcaps client: 9 (pid 77), 12 (pid 0), 13 (pid 88)
         let t = Report::new(&v, &List::default(), 1).table();
         assert_eq!(
             t,
-            "gcaps 1.2.3 (ABI 1), no GPU backend bound, generation 0, real-time segment open: no\n\
+            "gcaps 1.2.3 (ABI 1, mechanism reload), no GPU backend bound, generation 0, real-time segment open: no\n\
              no clients\neligible TSGs: -\n"
         );
     }

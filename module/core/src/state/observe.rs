@@ -38,13 +38,6 @@ impl Core {
             .count() as u64
     }
 
-    /// Resubmits asked of the backend since load or the last reset (`Stats::submits`). Read
-    /// before and after an update under one hold of the update lock, it tells whether the
-    /// update submitted (only `stats` resets it, under the lock too).
-    pub fn submits(&self) -> u64 {
-        self.counters.submits
-    }
-
     /// `GCAPS_IOC_STATS` (without `rejected` and `updates`): fills the counters, then resets those within
     /// `reset`'s scope (the caller checked the permission): a counter becomes 0,
     /// `clients_max`/`tsgs_max` the current counts. `begins`, `ends` and `ends_by_close` are
@@ -143,7 +136,7 @@ impl Core {
         }
         out.boost_prio = self.boost_prio;
         out.update_prio = self.update_prio;
-        out.reserved = 0;
+        out.mechanism = self.mechanism.uapi();
         Ok(())
     }
 

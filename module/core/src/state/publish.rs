@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Publication: what every event ends with ([`Core::sync`]): the policy's decision handed to
-//! the host when it changed, the driver's resubmit, the cached running slot, and the holder
-//! boost's order around the submit (U8).
+//! the host when it changed, the driver's application of it (a reload or a gate), the cached
+//! running slot, and the holder boost's order around the application (U8).
 
 use super::super::errno::Errno;
 use super::super::policy::ClientId;
@@ -14,7 +14,7 @@ use super::{plus1, slot_of, Core, Host, Warning};
 pub(super) enum Submit {
     /// Nothing a driver lists changed (or no backend is bound).
     None,
-    /// Resubmitted; the submit is no longer pending.
+    /// Applied (resubmitted and no longer pending, or gated).
     Done,
     /// The backend refused or timed out.
     Failed,
@@ -62,10 +62,15 @@ impl Core {
             return Submit::None;
         }
         self.counters.submits = self.counters.submits.wrapping_add(1);
-        let done = h.resubmit();
+        let done = h.apply();
         self.sync_boost(h, true);
+        let applied = match done {
+            Ok(a) => a,
+            Err(e) => self.mechanism.failed(e),
+        };
+        self.applied = Some(self.applied.map_or(applied, |a| a.costlier(applied)));
         match done {
-            Ok(()) => Submit::Done,
+            Ok(_) => Submit::Done,
             Err(e) => {
                 // The decision is published: the driver's own rebuild paths (resume, recovery)
                 // list exactly it, so there is nothing to retry here.

@@ -3,7 +3,7 @@
 //! Do not edit; after changing the header, run module/gcaps/bindings.sh.
 
 /// FNV-1a 64 of `uapi/linux/gcaps.h` as generated from (checked at compile time by the includer).
-pub const HEADER_FNV1A: u64 = 0xc12178632553b4f5;
+pub const HEADER_FNV1A: u64 = 0xe3f0886ec6b96cd3;
 
 pub const GCAPS_DEVICE_NAME: &[u8; 6] = b"gcaps\0";
 pub const GCAPS_IOC_MAGIC: u32 = 197;
@@ -31,6 +31,8 @@ pub const GCAPS_STATUS_SIZE_VER0: u32 = 72;
 pub const GCAPS_STATUS_SIZE_VER1: u32 = 88;
 pub const GCAPS_BOOST_ON: u32 = 1;
 pub const GCAPS_BOOST_SELF: u32 = 2;
+pub const GCAPS_MECH_RELOAD: u32 = 0;
+pub const GCAPS_MECH_GATE: u32 = 1;
 pub const GCAPS_TSG_ELIGIBLE: u32 = 1;
 pub const GCAPS_TSG_ALWAYS: u32 = 2;
 pub const GCAPS_TSG_ALWAYS_DRIVER: u32 = 4;
@@ -138,7 +140,7 @@ pub struct gcaps_status {
     pub boost: __u32,
     pub boost_prio: __s32,
     pub update_prio: __s32,
-    pub reserved: __u32,
+    pub mechanism: __u32,
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 use gcaps_core::ioctl::{Sched, SCHED_FIFO};
+use gcaps_core::stats::Applied;
 use gcaps_core::trace::Ring;
 use gcaps_core::uapi::TraceEvent;
 use gcaps_core::TaskToken;
@@ -22,6 +23,8 @@ pub struct TestHost {
     pub snap: (bool, u64, [u64; TSG_WORDS]),
     pub resubmits: u32,
     pub fail_resubmit: Option<Errno>,
+    /// What the driver says it did on each successful application.
+    pub applies_as: Applied,
     pub exited: BTreeSet<usize>,
     pub released: [u64; TSG_WORDS],
     /// The driver's event table: the latest state per TSG id.
@@ -47,6 +50,7 @@ impl TestHost {
             snap: (true, 0, [0; TSG_WORDS]),
             resubmits: 0,
             fail_resubmit: None,
+            applies_as: Applied::Reload,
             exited: BTreeSet::new(),
             released: [0; TSG_WORDS],
             table: BTreeMap::new(),
@@ -130,11 +134,11 @@ impl Host for TestHost {
         }
         self.snap = (d.all, d.generation, words);
     }
-    fn resubmit(&mut self) -> Result<(), Errno> {
+    fn apply(&mut self) -> Result<Applied, Errno> {
         self.resubmits += 1;
         match self.fail_resubmit {
             Some(e) => Err(e),
-            None => Ok(()),
+            None => Ok(self.applies_as),
         }
     }
     fn pid_vnr(&self, pid: PidToken) -> u32 {

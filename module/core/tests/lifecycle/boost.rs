@@ -11,7 +11,7 @@ use super::*;
 #[test]
 fn holder_boost_follows_the_running_segment() {
     let mut c = core();
-    c.configure(99, 98);
+    c.configure(99, 98, Mechanism::Reload);
     c.backend_bound();
     let mut h = TestHost::new(64);
     // A TSG per real-time process, so that every change of the running segment submits.
@@ -105,7 +105,7 @@ fn holder_boost_follows_the_running_segment() {
 #[test]
 fn boost_off_takes_no_references() {
     let mut c = core();
-    c.configure(99, 0);
+    c.configure(99, 0, Mechanism::Reload);
     let mut h = TestHost::new(64);
     h.thread = 0x10;
     let a = c.open(&mut h, &opener(1, 0, 10), 4).unwrap();

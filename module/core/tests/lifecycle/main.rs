@@ -17,7 +17,7 @@ use common::{fifo, opener, TestHost};
 use gcaps_core::ioctl::{begin_request, BeginRequest};
 use gcaps_core::stats::ResetScope;
 use gcaps_core::uapi::{self, SegBegin};
-use gcaps_core::{Call, ClientRef, Core, Errno, Exits, ListBuf, TaskToken, Warning};
+use gcaps_core::{Call, ClientRef, Core, Errno, Exits, ListBuf, Mechanism, TaskToken, Warning};
 
 fn core() -> Box<Core> {
     Box::new(Core::new())

@@ -67,6 +67,14 @@ int gcaps_host_unload(void);
  * gcaps_host_unload(); gcaps_host_load();
  */
 int gcaps_host_load(void);
+/*
+ * gcaps_host_load() with the eligibility mechanism gcaps.ko's module parameter mechanism=
+ * selects: GCAPS_BE_MECH_RELOAD (what gcaps_host_load() and the first load use) or
+ * GCAPS_BE_MECH_GATE (gcaps calls ops->gate instead of ops->resubmit, publishes the snapshot
+ * with gate set, and refuses a driver without GATE with ERR_PTR(-EOPNOTSUPP)). -EINVAL for
+ * another value, -EEXIST while loaded.
+ */
+int gcaps_host_load_mechanism(uint32_t mechanism);
 
 /* ---- gcaps's users ---- */
 
@@ -121,7 +129,8 @@ uint64_t gcaps_host_time_ns(void);
 /* ---- observations ---- */
 
 struct gcaps_host_counters {
-	uint64_t resubmits;		/* ops->resubmit calls gcaps made */
+	uint64_t resubmits;		/* applications gcaps asked for: ops->resubmit calls
+					 * (mechanism reload) or ops->gate calls (gate) */
 	uint64_t resubmit_errors;	/* of those, non-zero returns */
 	uint64_t resubmit_timeouts;	/* of those, -ETIMEDOUT */
 	uint64_t recoveries;		/* calls->recovered() applied */
@@ -143,6 +152,8 @@ struct gcaps_host_counters {
 	uint32_t loaded;		/* 1: gcaps is loaded */
 	uint32_t clients;		/* clients now */
 	uint32_t tsgs;			/* TSGs gcaps knows (applied) now */
+	uint64_t gate_preempts;		/* ops->gate calls that returned GCAPS_BE_GATE_PREEMPTED */
+	uint64_t gate_handovers;	/* ops->gate calls that returned GCAPS_BE_GATE_HANDOVER */
 };
 /* 0, or -EINVAL (NULL), -EDEADLK. Also after gcaps_host_unload(). */
 int gcaps_host_counters(struct gcaps_host_counters *out);

@@ -45,6 +45,7 @@ typedef int32_t s32;
 #define EAGAIN 11
 #define ENODEV 19
 #define EINVAL 22
+#define EOPNOTSUPP 95
 
 /* ---- memory */
 #define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)

@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 #include "backend_prims_user.h"
+#include "../include/gcaps_backend_user.h"
 #include "../../../../module/gcaps/backend.h"
 
 void gcaps_host_violation(const char *msg);
@@ -16,7 +17,7 @@ static bool gcaps_shim_unloading;
 /* gcaps starts loaded (the host's gcaps_host_unload/_load stop and start it again). */
 static void __attribute__((constructor)) gcaps_shim_load(void)
 {
-	gcaps_backend_start(&gcaps_shim_unloading);
+	gcaps_backend_start(&gcaps_shim_unloading, GCAPS_BE_MECH_RELOAD);
 }
 
 void gcaps_shim_work_register(struct delayed_work *w)

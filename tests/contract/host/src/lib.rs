@@ -67,10 +67,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use gcaps_core::ioctl::{self, Sched, SCHED_FIFO};
+use gcaps_core::stats::Applied;
 use gcaps_core::uapi::{self, TraceEvent};
 use gcaps_core::{
-    Call, ClientRef, Core, Decision, Errno, Exits, Host, Opener, PidToken, TsgEvent, Warning,
-    MAX_TSGS, TSG_WORDS,
+    Call, ClientRef, Core, Decision, Errno, Exits, Host, Mechanism, Opener, PidToken, TsgEvent,
+    Warning, MAX_TSGS, TSG_WORDS,
 };
 
 /// A module of bindgen's output `$file` (in `OUT_DIR`), with the lints generated code does not
@@ -147,7 +148,7 @@ use errno::{EAGAIN, EBADF, EDEADLK, EEXIST, EIO, ESRCH};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
-    /// Resubmits the core asked of the driver (`ops->resubmit` calls).
+    /// Applications the core asked of the driver (`ops->resubmit` or `ops->gate` calls).
     pub resubmits: u64,
     /// Of those, failed (a non-zero return).
     pub resubmit_errors: u64,
@@ -193,6 +194,10 @@ pub struct Counters {
     pub clients: u32,
     /// TSGs the core knows now (applied events).
     pub tsgs: u32,
+    /// `ops->gate` calls that returned `GCAPS_BE_GATE_PREEMPTED`.
+    pub gate_preempts: u64,
+    /// `ops->gate` calls that returned `GCAPS_BE_GATE_HANDOVER`.
+    pub gate_handovers: u64,
 }
 
 /// `struct gcaps_host_decision` (`include/gcaps_host.h`): a decision or the published
@@ -243,6 +248,8 @@ struct HostStats {
     unregistrations: u64,
     warnings: u64,
     trace_events: u64,
+    gate_preempts: u64,
+    gate_handovers: u64,
 }
 
 impl HostStats {
@@ -253,6 +260,8 @@ impl HostStats {
         unregistrations: 0,
         warnings: 0,
         trace_events: 0,
+        gate_preempts: 0,
+        gate_handovers: 0,
     };
 }
 
@@ -452,10 +461,22 @@ impl Host for Env<'_> {
         unsafe { glue::gcaps_glue_publish(d.generation, d.all, d.eligible.words().as_ptr()) };
     }
 
-    fn resubmit(&mut self) -> Result<(), Errno> {
+    fn apply(&mut self) -> Result<Applied, Errno> {
         // SAFETY: The update lock is held, in "process context" (this thread), as gcaps.ko
-        // calls it; backend.c calls the bound driver's `ops->resubmit(drv)`.
-        check(unsafe { glue::gcaps_glue_be_resubmit() })
+        // calls it; backend.c calls the bound driver's `ops->resubmit(drv)` or `ops->gate(drv)`.
+        let r = unsafe { glue::gcaps_glue_be_apply() };
+        check(r.min(0))?;
+        Ok(match usize::try_from(r) {
+            Ok(uapi::UPDATE_PREEMPT) => {
+                self.stats.gate_preempts = self.stats.gate_preempts.wrapping_add(1);
+                Applied::Preempt
+            }
+            Ok(uapi::UPDATE_HANDOVER) => {
+                self.stats.gate_handovers = self.stats.gate_handovers.wrapping_add(1);
+                Applied::Handover
+            }
+            _ => Applied::Reload,
+        })
     }
 
     fn pid_vnr(&self, pid: PidToken) -> u32 {
@@ -695,15 +716,30 @@ fn unload() -> Result<c_int, Errno> {
 /// loaded), `-EDEADLK` from inside a driver callback.
 #[no_mangle]
 pub extern "C" fn gcaps_host_load() -> c_int {
-    entry(-EIO.0, || ret(load()))
+    entry(-EIO.0, || ret(load(Mechanism::Reload)))
 }
 
-fn load() -> Result<c_int, Errno> {
+/// `gcaps_host_load_mechanism`: [`gcaps_host_load`] with the mechanism `mechanism=` selects
+/// (`GCAPS_BE_MECH_RELOAD` or `GCAPS_BE_MECH_GATE`); `-EINVAL` for another value.
+#[no_mangle]
+pub extern "C" fn gcaps_host_load_mechanism(mechanism: u32) -> c_int {
+    entry(-EIO.0, || {
+        let m = match mechanism {
+            backend::GCAPS_BE_MECH_RELOAD => Mechanism::Reload,
+            backend::GCAPS_BE_MECH_GATE => Mechanism::Gate,
+            _ => return -Errno::EINVAL.0,
+        };
+        ret(load(m))
+    })
+}
+
+fn load(mechanism: Mechanism) -> Result<c_int, Errno> {
     let mut g = update_lock()?;
     if g.loaded {
         return Err(EEXIST);
     }
     g.core = Core::new();
+    g.core.configure(99, 0, mechanism);
     g.exits = Exits::new();
     g.files.clear();
     g.procs.clear();
@@ -718,7 +754,13 @@ fn load() -> Result<c_int, Errno> {
         glue::gcaps_glue_take_released(released.as_mut_ptr());
         glue::gcaps_glue_publish(0, true, [0; TSG_WORDS].as_ptr());
         glue::gcaps_shim_set_unloading(false);
-        glue::gcaps_backend_start(ctx());
+        glue::gcaps_backend_start(
+            ctx(),
+            match mechanism {
+                Mechanism::Reload => backend::GCAPS_BE_MECH_RELOAD,
+                Mechanism::Gate => backend::GCAPS_BE_MECH_GATE,
+            },
+        );
     }
     VIOLATIONS.store(0, Ordering::Relaxed);
     g.loaded = true;
@@ -992,6 +1034,8 @@ pub fn counters() -> Result<Counters, Errno> {
         loaded: u32::from(g.loaded),
         clients: s.clients_now,
         tsgs: s.tsgs_now,
+        gate_preempts: g.stats.gate_preempts,
+        gate_handovers: g.stats.gate_handovers,
     })
 }
 

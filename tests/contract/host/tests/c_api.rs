@@ -128,7 +128,9 @@ fn c_driver_links_runs_and_sees_the_rust_layouts() {
         bound,
         loaded,
         clients,
-        tsgs
+        tsgs,
+        gate_preempts,
+        gate_handovers
     );
     assert_eq!(fields(&stdout, "counters"), counters);
     let decision = rust_layout!(DecisionOut, generation, all, pad, bits);
@@ -221,9 +223,10 @@ fn staticlib_links_into_a_shared_object() {
 
 /// The backend contract suite (`tests/contract/contract.c`, 17 scenarios) on gcaps's real core
 /// hosted here, with the synchronous C driver of `tests/c/suite.c`: every scenario passes and
-/// the driver commits no contract violation; the driver's mutations fail the scenarios they
-/// must (ignoring the eligible set or not reporting opens: the 15 with a real-time segment;
-/// not reporting the recovery: `recovery-during-segment`).
+/// the driver commits no contract violation, under both mechanisms; the driver's mutations
+/// fail the scenarios they must (ignoring the eligible set or not reporting opens: the 15
+/// with a real-time segment; not reporting the recovery: `recovery-during-segment`; under
+/// gate, a gate that changes nothing).
 #[test]
 fn contract_suite_passes_on_the_hosted_core() {
     let lib = static_lib();
@@ -241,19 +244,25 @@ fn contract_suite_passes_on_the_hosted_core() {
         .args(LIBS)
         .arg("-o")
         .arg(&exe));
-    let stdout = run(&mut Command::new(&exe));
-    assert!(
-        stdout.contains("\ncontract: 17 passed, 0 failed, 0 skipped\n"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.ends_with("gcaps-contract-host: 0 contract violations\n"),
-        "{stdout}"
-    );
+    for mechanism in ["reload", "gate"] {
+        let stdout = run(Command::new(&exe).env("SUITE_MECHANISM", mechanism));
+        assert!(
+            stdout.contains("\ncontract: 17 passed, 0 failed, 0 skipped\n"),
+            "{mechanism}: {stdout}"
+        );
+        assert!(
+            stdout.ends_with("gcaps-contract-host: 0 contract violations\n"),
+            "{mechanism}: {stdout}"
+        );
+    }
 
-    let failed = |mutation: &str| {
-        let o = Command::new(&exe).arg(mutation).output().unwrap();
-        assert!(!o.status.success(), "{mutation}: passed");
+    let failed = |mutation: &str, mechanism: &str| {
+        let o = Command::new(&exe)
+            .arg(mutation)
+            .env("SUITE_MECHANISM", mechanism)
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{mutation} ({mechanism}): passed");
         let mut names: Vec<String> = String::from_utf8_lossy(&o.stdout)
             .lines()
             .filter_map(|l| l.strip_prefix("FAIL "))
@@ -263,7 +272,14 @@ fn contract_suite_passes_on_the_hosted_core() {
         names
     };
     let rt_scenarios = 15;
-    assert_eq!(failed("ignore-eligible").len(), rt_scenarios);
-    assert_eq!(failed("no-open-report").len(), rt_scenarios);
-    assert_eq!(failed("no-recovered"), vec!["recovery-during-segment"]);
+    for mechanism in ["reload", "gate"] {
+        assert_eq!(failed("ignore-eligible", mechanism).len(), rt_scenarios);
+        assert_eq!(failed("no-open-report", mechanism).len(), rt_scenarios);
+    }
+    assert_eq!(
+        failed("no-recovered", "reload"),
+        vec!["recovery-during-segment"]
+    );
+    // Under gate only the driver's own paths would apply the decision.
+    assert!(!failed("gate-ignored", "gate").is_empty());
 }

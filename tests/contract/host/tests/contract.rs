@@ -13,7 +13,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use gcaps_contract_host::backend::{
     gcaps_backend, gcaps_backend_ops, gcaps_backend_register, gcaps_be_calls, gcaps_be_eligible,
-    gcaps_be_tsg, GCAPS_BACKEND_ABI,
+    gcaps_be_tsg, GCAPS_BACKEND_ABI, GCAPS_BE_GATE_HANDOVER, GCAPS_BE_GATE_PREEMPTED,
+    GCAPS_BE_MECH_GATE, GCAPS_BE_MECH_RELOAD,
 };
 use gcaps_contract_host::*;
 
@@ -24,7 +25,9 @@ const EBADF: c_int = 9;
 const EAGAIN: c_int = 11;
 const EBUSY: c_int = 16;
 const ENODEV: c_int = 19;
+const EEXIST: c_int = 17;
 const EINVAL: c_int = 22;
+const EOPNOTSUPP: c_int = 95;
 const EDEADLK: c_int = 35;
 const ETIMEDOUT: c_int = 110;
 const EALREADY: c_int = 114;
@@ -48,6 +51,9 @@ struct Drv {
     resubmit_rc: c_int,
     /// What each resubmit read with `eligible()`.
     seen: Vec<Seen>,
+    /// What `ops->gate` returns, and what each call read with `eligible()` (with its `gate`).
+    gate_rc: c_int,
+    gated: Vec<(bool, Seen)>,
     detaches: u32,
     /// Inside `ops->detach`: call `unregister` (the unload/unregister race).
     unregister_in_detach: bool,
@@ -61,6 +67,8 @@ static DRV: Mutex<Drv> = Mutex::new(Drv {
     be: 0,
     resubmit_rc: 0,
     seen: Vec::new(),
+    gate_rc: 0,
+    gated: Vec::new(),
     detaches: 0,
     unregister_in_detach: false,
     hook: None,
@@ -81,6 +89,11 @@ impl Drv {
     }
 
     fn eligible(&self) -> Seen {
+        self.eligible_gate().1
+    }
+
+    /// `eligible()` with the snapshot's `gate` (the binding's mechanism).
+    fn eligible_gate(&self) -> (bool, Seen) {
         let mut e = gcaps_be_eligible::default();
         let f = self.calls().eligible.expect("eligible");
         // SAFETY: gcaps's table with its handle and a writable result.
@@ -88,11 +101,12 @@ impl Drv {
         let ids = (0..1024u32)
             .filter(|t| e.bits[(t / 64) as usize] & (1 << (t % 64)) != 0)
             .collect();
-        Seen {
+        let seen = Seen {
             all: e.all,
             generation: e.generation,
             ids: if e.all { Vec::new() } else { ids },
-        }
+        };
+        (e.gate, seen)
     }
 
     /// `calls->tsg_update` of TSG `t` owned by process `tgid` (start time `tgid * 10`).
@@ -147,6 +161,13 @@ unsafe extern "C" fn fake_resubmit(_drv: *mut c_void) -> c_int {
     d.resubmit_rc
 }
 
+unsafe extern "C" fn fake_gate(_drv: *mut c_void) -> c_int {
+    let mut d = drv();
+    let seen = d.eligible_gate();
+    d.gated.push(seen);
+    d.gate_rc
+}
+
 unsafe extern "C" fn fake_detach(_drv: *mut c_void) {
     let mut d = drv();
     d.detaches += 1;
@@ -155,22 +176,27 @@ unsafe extern "C" fn fake_detach(_drv: *mut c_void) {
     }
 }
 
+/// A driver with the reload mechanism only.
 fn ops() -> &'static gcaps_backend_ops {
-    // Fields the header may gain (runlist/chip info, ABI 2) stay zero.
-    #[allow(clippy::needless_update, unused_mut)]
-    let mut ops = gcaps_backend_ops {
+    Box::leak(Box::new(gcaps_backend_ops {
         name: c"fake".as_ptr(),
         abi: GCAPS_BACKEND_ABI,
+        detail: c"fake gv11b".as_ptr(),
+        runlists: 1,
         resubmit: Some(fake_resubmit),
         detach: Some(fake_detach),
-        ..Default::default()
-    };
-    #[cfg(gcaps_be_ops_detail)]
-    {
-        ops.detail = c"fake gv11b".as_ptr();
-        ops.runlists = 1;
-    }
-    Box::leak(Box::new(ops))
+        mechanisms: GCAPS_BE_MECH_RELOAD,
+        gate: None,
+    }))
+}
+
+/// A driver with both mechanisms.
+fn gate_ops() -> &'static gcaps_backend_ops {
+    Box::leak(Box::new(gcaps_backend_ops {
+        mechanisms: GCAPS_BE_MECH_RELOAD | GCAPS_BE_MECH_GATE,
+        gate: Some(fake_gate),
+        ..*ops()
+    }))
 }
 
 fn register(ops: *const gcaps_backend_ops) -> (*mut gcaps_backend, *const gcaps_be_calls) {
@@ -182,7 +208,11 @@ fn register(ops: *const gcaps_backend_ops) -> (*mut gcaps_backend, *const gcaps_
 
 /// Binds the fake driver.
 fn bind() {
-    let (be, calls) = register(ops());
+    bind_ops(ops());
+}
+
+fn bind_ops(ops: &'static gcaps_backend_ops) {
+    let (be, calls) = register(ops);
     assert!(
         !gcaps_host_is_err(be.cast()),
         "{}",
@@ -208,6 +238,8 @@ fn fresh() -> MutexGuard<'static, ()> {
         be: 0,
         resubmit_rc: 0,
         seen: Vec::new(),
+        gate_rc: 0,
+        gated: Vec::new(),
         detaches: 0,
         unregister_in_detach: false,
         hook: None,
@@ -297,7 +329,6 @@ fn register_refuses_a_bad_ops_table_or_abi() {
             },
         ),
     ];
-    #[cfg(gcaps_be_ops_detail)]
     let bad = {
         let mut bad = bad.to_vec();
         let long = c"a name of thirty-two characters.";
@@ -322,6 +353,27 @@ fn register_refuses_a_bad_ops_table_or_abi() {
                 ..*good
             },
         ));
+        let gate = gate_ops();
+        for (what, mechanisms, g) in [
+            ("no mechanism", 0, None),
+            ("gate without reload", GCAPS_BE_MECH_GATE, gate.gate),
+            ("an unknown mechanism", GCAPS_BE_MECH_RELOAD | 4, None),
+            (
+                "GATE without gate()",
+                GCAPS_BE_MECH_RELOAD | GCAPS_BE_MECH_GATE,
+                None,
+            ),
+            ("gate() without GATE", GCAPS_BE_MECH_RELOAD, gate.gate),
+        ] {
+            bad.push((
+                what,
+                gcaps_backend_ops {
+                    mechanisms,
+                    gate: g,
+                    ..*good
+                },
+            ));
+        }
         bad
     };
     for (what, o) in bad {
@@ -810,4 +862,74 @@ fn driver_internal_tsgs_stay_eligible() {
     internal(0);
     assert_eq!(gcaps_host_run_work(), 0);
     assert_eq!(seen().last().unwrap().ids, vec![1, 2]);
+}
+
+#[test]
+fn under_gate_a_reload_only_driver_is_refused_and_a_gate_driver_binds() {
+    let _g = fresh();
+    assert_eq!(gcaps_host_unload(), 0);
+    assert_eq!(gcaps_host_load_mechanism(7), -EINVAL);
+    assert_eq!(gcaps_host_load_mechanism(GCAPS_BE_MECH_GATE), 0);
+    assert_eq!(gcaps_host_load_mechanism(GCAPS_BE_MECH_GATE), -EEXIST);
+    let (be, calls) = register(ops());
+    assert_eq!(gcaps_host_ptr_err(be.cast()), -EOPNOTSUPP as i64);
+    assert!(calls.is_null());
+    assert_eq!(counters().bound, 0);
+    // Under reload, a driver with both mechanisms binds and is asked to resubmit.
+    assert_eq!(gcaps_host_unload(), 0);
+    assert_eq!(gcaps_host_load(), 0);
+    bind_ops(gate_ops());
+    let a = rt_client(100, 10);
+    drv().tsg(1, 100, 1);
+    assert_eq!(gcaps_host_begin(a, 0), GCAPS_HOST_RUNNING);
+    assert_eq!((seen().len(), drv().gated.len()), (1, 0));
+    assert!(!drv().eligible_gate().0, "reload: gate off in the snapshot");
+}
+
+#[test]
+fn under_gate_every_change_is_a_gate_and_its_answer_is_the_kind() {
+    let _g = fresh();
+    assert_eq!(gcaps_host_unload(), 0);
+    assert_eq!(gcaps_host_load_mechanism(GCAPS_BE_MECH_GATE), 0);
+    bind_ops(gate_ops());
+    {
+        let d = drv();
+        d.tsg(1, 100, 2);
+        d.tsg(2, 100, 1);
+        d.tsg(3, 200, 2);
+    }
+    assert_eq!(gcaps_host_run_work(), 0);
+    let a = rt_client(100, 10);
+    let b = rt_client(200, 20);
+    // A takes the GPU from best-effort work: the driver preempted.
+    drv().gate_rc = GCAPS_BE_GATE_PREEMPTED as c_int;
+    assert_eq!(gcaps_host_begin(a, 0), GCAPS_HOST_RUNNING);
+    // B preempts A.
+    assert_eq!(gcaps_host_begin(b, 0), GCAPS_HOST_RUNNING);
+    // B ends idle: a hand-over to A.
+    drv().gate_rc = GCAPS_BE_GATE_HANDOVER as c_int;
+    assert_eq!(gcaps_host_end(b), 0);
+    assert_eq!(gcaps_host_end(a), 0);
+    let gated = drv().gated.clone();
+    assert!(seen().is_empty(), "no resubmit under gate");
+    let ids: Vec<(bool, bool, Vec<u32>)> = gated
+        .iter()
+        .map(|(g, s)| (*g, s.all, s.ids.clone()))
+        .collect();
+    assert_eq!(
+        ids,
+        vec![
+            (true, false, vec![1, 2]),
+            (true, false, vec![3]),
+            (true, false, vec![1, 2]),
+            (true, true, vec![]),
+        ]
+    );
+    let c = counters();
+    assert_eq!((c.resubmits, c.gate_preempts, c.gate_handovers), (4, 2, 2));
+    // A failed gate is counted like a failed resubmit.
+    drv().gate_rc = -ETIMEDOUT;
+    assert_eq!(gcaps_host_begin(a, 0), GCAPS_HOST_RUNNING);
+    let c = counters();
+    assert_eq!((c.resubmit_errors, c.resubmit_timeouts), (1, 1));
 }

@@ -36,6 +36,8 @@ int main(void)
 	F(gcaps_host_counters, loaded);
 	F(gcaps_host_counters, clients);
 	F(gcaps_host_counters, tsgs);
+	F(gcaps_host_counters, gate_preempts);
+	F(gcaps_host_counters, gate_handovers);
 	printf("\ndecision size=%zu", sizeof(struct gcaps_host_decision));
 	F(gcaps_host_decision, generation);
 	F(gcaps_host_decision, all);

@@ -41,6 +41,7 @@ static const struct gcaps_backend_ops ops = {
 #endif
 	.resubmit = drv_resubmit,
 	.detach = drv_detach,
+	.mechanisms = GCAPS_BE_MECH_RELOAD,
 };
 
 static bool has(const struct gcaps_be_eligible *e, unsigned int t)

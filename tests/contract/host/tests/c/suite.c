@@ -7,11 +7,19 @@
  * tsg_release), rebuilds its runlist on each of its own paths filtered by calls->eligible(),
  * and on ops->resubmit; settle() runs gcaps's work item until nothing is pending.
  *
+ * The driver implements both mechanisms. $SUITE_MECHANISM=gate loads gcaps with
+ * mechanism=gate: the runlist lists every open TSG, gcaps applies its decisions with
+ * ops->gate, and what the fixture reports is the set the GPU may run: the listed TSGs whose
+ * channels are enabled (the driver enables exactly the eligible ones, on ops->gate and on
+ * each of its own paths).
+ *
  * Usage: suite [mutation [only]]. Mutations of the driver (each must fail scenarios):
- *   ignore-eligible   the driver lists every TSG whatever gcaps decided
+ *   ignore-eligible   the driver lists (enables) every TSG whatever gcaps decided
  *   no-recovered      the recovery is not reported (calls->recovered)
  *   no-open-report    a TSG's open is not reported (calls->tsg_update)
+ *   gate-ignored      ops->gate changes no enable state
  */
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +51,7 @@ static int32_t next_tgid = 1000;	/* identities are never reused, across scenario
 static const struct gcaps_be_calls *calls;
 static struct gcaps_backend *be;
 static struct contract_runlist last;
+static uint32_t mechanism = GCAPS_BE_MECH_RELOAD;
 static char err[256];
 static unsigned long long violations;	/* summed over scenarios (a load resets gcaps's) */
 
@@ -61,7 +70,11 @@ static int eligible(const struct gcaps_be_eligible *e, unsigned int t)
 	return e->all || ((e->bits[t / BITS_PER_LONG] >> (t % BITS_PER_LONG)) & 1);
 }
 
-/* Build and "submit" the runlist: every open TSG with channels that gcaps allows. */
+/*
+ * Build and "submit" the runlist: every open TSG with channels that gcaps allows (reload), or
+ * set the enable state of every open TSG to gcaps's decision (gate); `last` is what the GPU
+ * may run either way.
+ */
 static void rebuild(void)
 {
 	struct gcaps_be_eligible e;
@@ -102,6 +115,15 @@ static int drv_resubmit(void *drv)
 	return 0;
 }
 
+/* Synchronous: nothing runs on an engine, so nothing is ever preempted. */
+static int drv_gate(void *drv)
+{
+	(void)drv;
+	if (!MUT("gate-ignored"))
+		rebuild();
+	return GCAPS_BE_GATE_HANDOVER;
+}
+
 static void drv_detach(void *drv)
 {
 	(void)drv;
@@ -119,6 +141,8 @@ static const struct gcaps_backend_ops ops = {
 #endif
 	.resubmit = drv_resubmit,
 	.detach = drv_detach,
+	.mechanisms = GCAPS_BE_MECH_RELOAD | GCAPS_BE_MECH_GATE,
+	.gate = drv_gate,
 };
 
 /* ---- the fixture ---- */
@@ -136,8 +160,8 @@ static int f_reset(void *c)
 	gcaps_host_unload();
 	memset(ts, 0, sizeof(ts));
 	nowners = 0;
-	if (gcaps_host_load())
-		return fail("gcaps_host_load", -1);
+	if (gcaps_host_load_mechanism(mechanism))
+		return fail("gcaps_host_load_mechanism", -1);
 	be = gcaps_backend_register(&ops, NULL, &calls);
 	if (gcaps_host_is_err(be)) {
 		calls = NULL;
@@ -317,6 +341,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		mutation = argv[1];
+	if (getenv("SUITE_MECHANISM") && !strcmp(getenv("SUITE_MECHANISM"), "gate"))
+		mechanism = GCAPS_BE_MECH_GATE;
 	failed = contract_run(&f, argc > 2 ? argv[2] : NULL, NULL);
 	/* Contract violations the hosted gcaps saw (the driver misused the calls table). */
 	count_violations();
