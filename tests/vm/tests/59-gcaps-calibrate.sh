@@ -7,14 +7,18 @@
 # at exit are real-time releases that keep the decision (2 more FAST updates). So, with the
 # statistics reset just before: SUBMIT = submits = 50, FAST = 42, the update-delay samples
 # (the 90 begins/ends) = SUBMIT + FAST - 2; per kind wall >= on-CPU (max and sum), every
-# sample in one bucket of each histogram, the reserved kinds 0 (checked by gcapsctl-calibrate,
+# sample in one bucket of each histogram, the gate kinds 0 (checked by gcapsctl-calibrate,
 # tools/gcapsctl/tests/calibrate.rs). gcapsctl calibrate's [platform] section goes through the
 # analysis's own taskset parser there (epsilon, epsilon_fast, epsilon_cpu = the maxima + 20 %,
-# rounded up to the ns). After a reset calibrate refuses in one line, exit 1.
-# vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=120
+# rounded up to the ns). After a reset calibrate refuses in one line, exit 1. That under
+# mechanism=reload; then the same under mechanism=gate with H's GPU work running throughout:
+# each of B's begins preempts H (25 PREEMPT updates), each of its ends hands the GPU back
+# (25 HANDOVER), L's 42 FAST as before, no SUBMIT; calibrate prints mechanism = "gate" with
+# epsilon_preempt and epsilon_handover, which the analysis reads.
+# vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=180
 . /vmtest/common.sh   # set -eu, fail, expect_error, field, f, waitfor, waitline
 
-insmod /modules/gcaps.ko
+insmod /modules/gcaps.ko mechanism=reload
 insmod /modules/gcaps_simgpu.ko
 mkdir -p cal
 
@@ -38,7 +42,7 @@ wait $h || fail "H failed"
 
 grep -q "^  SUBMIT  *50 " cal/stats.txt || fail "stats table: no SUBMIT row with 50 updates"
 grep -q "^  FAST  *42 " cal/stats.txt || fail "stats table: no FAST row with 42 updates"
-CALIBRATE_DIR=cal CALIBRATE_SUBMIT=50 CALIBRATE_FAST=42 CALIBRATE_CLOSES=2 \
+CALIBRATE_DIR=cal CALIBRATE_MECHANISM=reload CALIBRATE_SUBMIT=50 CALIBRATE_FAST=42 CALIBRATE_CLOSES=2 \
   CALIBRATE_CPUS=$(grep -c ^processor /proc/cpuinfo) \
   gcapsctl-calibrate --ignored --test-threads=1 || fail "gcapsctl-calibrate"
 
@@ -52,6 +56,36 @@ expect_error 1 "no SUBMIT updates measured" gcapsctl calibrate
 expect_error 2 "margin" gcapsctl calibrate --margin 1001
 expect_error 2 "theta-ms" gcapsctl calibrate --theta-ms=-1
 
+rmmod gcaps_simgpu
+rmmod gcaps
+
+# Gate: H's work (20 s of GPU time) runs through the whole scenario, so every begin of B finds
+# H on the engine and preempts it; H is killed at the end (its work is never waited for).
+insmod /modules/gcaps.ko mechanism=gate
+insmod /modules/gcaps_simgpu.ko
+mkdir -p gate
+gpuclient --prio 50 --cpu 0 --work 20000 --tag H --report >hg.out & h=$!
+waitline hg.out STARTED
+[ "$(field hg.out STARTED state)" = 1 ] || fail "gate: H's segment is not running: $(cat hg.out)"
+gcapsctl status | grep -q "mechanism gate" || fail "gate: status does not say mechanism gate"
+gcapsctl stats --reset >/dev/null
+expect_error 1 "no PREEMPT updates measured since load or the last reset" gcapsctl calibrate
+gpuclient --bench 20 --prio 10 --cpu 1 --no-gpu --tag L >lg.out || fail "gate: L failed: $(cat lg.out)"
+gpuclient --bench 25 --prio 60 --cpu 1 --no-gpu --tag B >bg.out || fail "gate: B failed: $(cat bg.out)"
+gcapsctl stats --format json >gate/stats.json
+gcapsctl stats >gate/stats.txt
+gcapsctl calibrate >gate/platform.toml || fail "gate: calibrate: $(cat gate/platform.toml)"
+gcapsctl calibrate --margin 50 --theta-ms 0.1 --timeslice-ms 2 --cpus 4 >gate/platform50.toml \
+  || fail "gate: calibrate --margin 50"
+cat gate/stats.txt gate/platform.toml
+gpuclient --kill $h >/dev/null
+wait $h 2>/dev/null || true
+grep -q '^mechanism = "gate"$' gate/platform.toml || fail "gate: no mechanism line"
+CALIBRATE_DIR=gate CALIBRATE_MECHANISM=gate CALIBRATE_PREEMPT=25 CALIBRATE_HANDOVER=25 \
+  CALIBRATE_FAST=42 CALIBRATE_CLOSES=2 CALIBRATE_CPUS=$(grep -c ^processor /proc/cpuinfo) \
+  gcapsctl-calibrate --ignored --test-threads=1 || fail "gate: gcapsctl-calibrate"
+awk '/^  (PREEMPT|HANDOVER|FAST) /' gate/stats.txt
+grep -E '^(epsilon|epsilon_fast|epsilon_cpu|epsilon_preempt|epsilon_handover) = ' gate/platform.toml
 rmmod gcaps_simgpu
 rmmod gcaps
 echo "gcaps calibrate: ok"

@@ -1,7 +1,9 @@
 //! `gcapsctl calibrate`: the `[platform]` section of a taskset file (`docs/analysis.md`,
-//! "Taskset file") from the update costs gcaps.ko measured (`GCAPS_IOC_STATS` VER3): epsilon
-//! from the longest update that submitted a runlist, epsilon_fast from the longest one that
-//! did not, epsilon_cpu from the longest on-CPU time of one that submitted, each with a margin
+//! "Taskset file") from the update costs gcaps.ko measured (`GCAPS_IOC_STATS` VER3) under the
+//! mechanism it was loaded with (STATUS): under reload epsilon from the longest update that
+//! submitted a runlist, epsilon_fast from the longest one that applied nothing, epsilon_cpu
+//! from the longest on-CPU time of one that submitted; under gate epsilon_preempt and
+//! epsilon_handover from the preempting and handing-over updates as well; each with a margin
 //! and rounded up to the file's resolution (1 ns). theta and timeslice are not measured by the
 //! module: they come from options, by default the generator's (`gcaps generate`).
 use crate::device::DeviceArg;
@@ -9,7 +11,7 @@ use crate::output::{human_ns, write_stdout};
 use gcaps_analysis::generate::GenParams;
 use gcaps_analysis::model::{within_epsilon, Time, NS_PER_MS};
 use gcaps_analysis::taskset_file::{ms_string as ms, MAX_CPUS, MAX_TIME_MS};
-use libgcaps::{Stats, UpdateCost, UpdateKind};
+use libgcaps::{Mechanism, Stats, UpdateCost, UpdateKind};
 use std::fmt::Write as _;
 
 /// The default margin in percent. A measured maximum is a sample of the workload that ran,
@@ -62,6 +64,8 @@ pub struct Options {
     pub timeslice: Time,
     /// theta and timeslice are the generator's defaults (said in the output).
     pub defaults: bool,
+    /// The mechanism the module was loaded with (STATUS): which kinds the section uses.
+    pub mechanism: Mechanism,
 }
 
 pub fn run(args: Args) -> Result<(), String> {
@@ -79,9 +83,12 @@ pub fn run(args: Args) -> Result<(), String> {
         theta: args.theta_ms.unwrap_or(gen.theta),
         timeslice: args.timeslice_ms.unwrap_or(gen.timeslice),
         defaults: args.theta_ms.is_none() && args.timeslice_ms.is_none(),
+        mechanism: Mechanism::Reload,
     };
-    let stats = args.device.open()?.stats().map_err(|e| e.to_string())?;
-    write_stdout(&platform(&stats, &opts)?)
+    let gcaps = args.device.open()?;
+    let stats = gcaps.stats().map_err(|e| e.to_string())?;
+    let mechanism = gcaps.status().map_err(|e| e.to_string())?.mechanism;
+    write_stdout(&platform(&stats, &Options { mechanism, ..opts })?)
 }
 
 /// The CPUs online on this machine.
@@ -107,37 +114,125 @@ fn sampled(stats: &Stats, kind: UpdateKind, what: &str) -> Result<UpdateCost, St
         return Err(format!(
             "no {} updates measured since load or the last reset (needed for {what}): run a \
              real-time workload whose tasks begin and end GPU segments (SCHED_FIFO, libgcaps) \
-             so that updates {}, then calibrate again",
+             so that {}, then calibrate again",
             kind.name(),
             match kind {
-                UpdateKind::Submit => "resubmit the runlist (a segment starts or ends running)",
-                _ => "keep the decision (a begin that waits, the end of a waiting segment)",
+                UpdateKind::Submit =>
+                    "updates resubmit the runlist (a segment starts or ends running)",
+                UpdateKind::Fast => {
+                    "updates keep the decision (a begin that waits, the end of a waiting segment)"
+                }
+                UpdateKind::Preempt => {
+                    "a higher segment begins while a lower one's GPU work runs (the begin preempts it)"
+                }
+                UpdateKind::Handover => {
+                    "running segments end after their GPU work finished (the end hands over)"
+                }
             }
         ));
     }
     Ok(c.clone())
 }
 
-/// The `[platform]` section with comments saying where each value comes from. Deterministic
-/// given its inputs; refuses (one line) if SUBMIT or FAST has no samples.
-pub fn platform(stats: &Stats, o: &Options) -> Result<String, String> {
+/// What the section sets from the measurements (ns, margins applied).
+struct Measured {
+    /// The kinds it used, for the comment.
+    kinds: Vec<(UpdateKind, UpdateCost)>,
+    /// How each field was derived (the comment's lines).
+    derivation: &'static [&'static str],
+    /// `epsilon` before it is raised to keep the rules, then the other fields by name.
+    epsilon: u64,
+    fields: Vec<(&'static str, u64)>,
+}
+
+/// Reload: epsilon = SUBMIT's wall max, epsilon_fast = FAST's, epsilon_cpu = SUBMIT's on-CPU
+/// max.
+fn reload(stats: &Stats, m: u32) -> Result<Measured, String> {
     let submit = sampled(stats, UpdateKind::Submit, "epsilon and epsilon_cpu")?;
     let fast = sampled(stats, UpdateKind::Fast, "epsilon_fast")?;
-    let m = o.margin_pct;
-    let eps_submit = with_margin(submit.wall_max_ns, m);
+    Ok(Measured {
+        epsilon: with_margin(submit.wall_max_ns, m),
+        fields: vec![
+            ("epsilon_fast", with_margin(fast.wall_max_ns, m)),
+            ("epsilon_cpu", with_margin(submit.cpu_max_ns, m)),
+        ],
+        derivation: &[
+            "epsilon = SUBMIT's wall max, epsilon_fast = FAST's wall max, epsilon_cpu = \
+             SUBMIT's on-CPU max,",
+        ],
+        kinds: vec![(UpdateKind::Submit, submit), (UpdateKind::Fast, fast)],
+    })
+}
+
+/// Gate: a begin that takes the GPU preempts running work (PREEMPT) or, if the GPU's work
+/// had finished, only gates (HANDOVER), so epsilon_preempt covers both; an end of a finished
+/// segment hands over (HANDOVER). epsilon is no update's cost under gate (every update is a
+/// preempt, a hand-over or a fast one): it is set to the largest so the file's rules hold.
+fn gate(stats: &Stats, m: u32) -> Result<Measured, String> {
+    let preempt = sampled(stats, UpdateKind::Preempt, "epsilon_preempt")?;
+    let handover = sampled(stats, UpdateKind::Handover, "epsilon_handover")?;
+    let fast = sampled(stats, UpdateKind::Fast, "epsilon_fast")?;
+    let eps_preempt = with_margin(preempt.wall_max_ns.max(handover.wall_max_ns), m);
+    let eps_handover = with_margin(handover.wall_max_ns, m);
     let eps_fast = with_margin(fast.wall_max_ns, m);
-    let eps_cpu = with_margin(submit.cpu_max_ns, m);
-    let epsilon = eps_submit.max(eps_fast).max(eps_cpu);
+    let eps_cpu = with_margin(preempt.cpu_max_ns.max(handover.cpu_max_ns), m);
+    Ok(Measured {
+        epsilon: eps_preempt.max(eps_handover),
+        fields: vec![
+            ("epsilon_fast", eps_fast),
+            ("epsilon_cpu", eps_cpu),
+            ("epsilon_preempt", eps_preempt),
+            ("epsilon_handover", eps_handover),
+        ],
+        derivation: &[
+            "epsilon_preempt = the wall max of PREEMPT and HANDOVER (a begin that takes an idle \
+             GPU only gates),",
+            "epsilon_handover = HANDOVER's wall max (an end whose work finished; an end with \
+             work still running preempts),",
+            "epsilon_fast = FAST's wall max, epsilon_cpu = the on-CPU max of PREEMPT and \
+             HANDOVER, epsilon = no gate",
+            "update's cost: the largest of the others (the file's rules),",
+        ],
+        kinds: vec![
+            (UpdateKind::Preempt, preempt),
+            (UpdateKind::Handover, handover),
+            (UpdateKind::Fast, fast),
+        ],
+    })
+}
+
+/// The `[platform]` section with comments saying where each value comes from, for the
+/// mechanism the module was loaded with. Deterministic given its inputs; refuses (one line)
+/// if a kind it needs has no samples.
+pub fn platform(stats: &Stats, o: &Options) -> Result<String, String> {
+    let m = o.margin_pct;
+    let measured = match o.mechanism {
+        Mechanism::Reload => reload(stats, m)?,
+        Mechanism::Gate => gate(stats, m)?,
+        Mechanism::Other(v) => {
+            return Err(format!(
+                "the module reports mechanism {v}, which this gcapsctl does not know: use the \
+                 gcapsctl of the module's version"
+            ))
+        }
+    };
+    // The analysis needs epsilon_fast <= epsilon and epsilon_cpu <= epsilon.
+    let epsilon = measured
+        .fields
+        .iter()
+        .filter(|(f, _)| matches!(*f, "epsilon_fast" | "epsilon_cpu"))
+        .fold(measured.epsilon, |e, (_, v)| e.max(*v));
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "# Measured by gcaps.ko (GCAPS_IOC_STATS, since load or the last reset), printed by \
-         gcapsctl calibrate:"
+        "# Measured by gcaps.ko (GCAPS_IOC_STATS, since load or the last reset) under \
+         mechanism={}, printed by gcapsctl calibrate:",
+        o.mechanism.name()
     );
-    for (k, c) in [(UpdateKind::Submit, &submit), (UpdateKind::Fast, &fast)] {
+    for (k, c) in &measured.kinds {
         let _ = writeln!(
             s,
-            "#   {:<6} {} updates, wall max {} ns ({}), on-CPU max {} ns ({})",
+            "#   {:<8} {} updates, wall max {} ns ({}), on-CPU max {} ns ({})",
             k.name(),
             c.count,
             c.wall_max_ns,
@@ -146,21 +241,19 @@ pub fn platform(stats: &Stats, o: &Options) -> Result<String, String> {
             human_ns(c.cpu_max_ns as f64)
         );
     }
-    let _ = writeln!(
-        s,
-        "# epsilon = SUBMIT's wall max, epsilon_fast = FAST's wall max, epsilon_cpu = SUBMIT's \
-         on-CPU max,"
-    );
+    for line in measured.derivation {
+        let _ = writeln!(s, "# {line}");
+    }
     let _ = writeln!(
         s,
         "# each + {m} % (--margin), rounded up to the ns (the taskset file's resolution)."
     );
-    if epsilon > eps_submit {
+    if epsilon > measured.epsilon {
         let _ = writeln!(
             s,
             "# epsilon is raised from {} to {} ms: the analysis needs epsilon_fast <= epsilon \
              and epsilon_cpu <= epsilon.",
-            ms(eps_submit),
+            ms(measured.epsilon),
             ms(epsilon)
         );
     }
@@ -178,14 +271,18 @@ pub fn platform(stats: &Stats, o: &Options) -> Result<String, String> {
         "# cpus: {} (--cpus, default: the CPUs online here).",
         o.cpus
     );
-    debug_assert!(
-        within_epsilon(Some(eps_fast), epsilon) && within_epsilon(Some(eps_cpu), epsilon)
-    );
     s.push_str("[platform]\n");
     let _ = writeln!(s, "cpus = {}", o.cpus);
+    if o.mechanism == Mechanism::Gate {
+        let _ = writeln!(s, "mechanism = \"gate\"");
+    }
     let _ = writeln!(s, "epsilon = {}", ms(epsilon));
-    let _ = writeln!(s, "epsilon_fast = {}", ms(eps_fast));
-    let _ = writeln!(s, "epsilon_cpu = {}", ms(eps_cpu));
+    for (f, v) in &measured.fields {
+        debug_assert!(
+            !matches!(*f, "epsilon_fast" | "epsilon_cpu") || within_epsilon(Some(*v), epsilon)
+        );
+        let _ = writeln!(s, "{f} = {}", ms(*v));
+    }
     let _ = writeln!(s, "theta = {}", ms(o.theta));
     let _ = writeln!(s, "timeslice = {}", ms(o.timeslice));
     Ok(s)
@@ -217,6 +314,7 @@ mod tests {
             theta: g.theta,
             timeslice: g.timeslice,
             defaults: true,
+            mechanism: Mechanism::Reload,
         }
     }
 
@@ -335,6 +433,73 @@ mod tests {
         assert!(text.contains("as given (--theta-ms"), "{text}");
         let p = parsed(&text);
         assert_eq!((p.theta, p.timeslice, p.cpus), (150_000, 2_000_000, 6));
+    }
+
+    /// Stats with PREEMPT, HANDOVER and FAST samples (count, wall max, on-CPU max).
+    fn gate_stats(
+        preempt: (u64, u64, u64),
+        handover: (u64, u64, u64),
+        fast: (u64, u64, u64),
+    ) -> Stats {
+        let mut s = stats((0, 0, 0), fast);
+        for (k, (count, wall, cpu)) in [
+            (UpdateKind::Preempt, preempt),
+            (UpdateKind::Handover, handover),
+        ] {
+            let u = &mut s.updates[k.index()];
+            (u.count, u.wall_max_ns, u.cpu_max_ns) = (count, wall, cpu);
+        }
+        s
+    }
+
+    #[test]
+    fn gate_sets_preempt_and_handover_from_their_kinds() {
+        let o = Options {
+            mechanism: Mechanism::Gate,
+            ..opts(20)
+        };
+        // PREEMPT wall 700 000 (on-CPU 30 000), HANDOVER wall 20 000 (all on-CPU), FAST 9 000.
+        let s = gate_stats(
+            (4, 700_000, 30_000),
+            (10, 20_000, 20_000),
+            (6, 9_000, 9_000),
+        );
+        let text = platform(&s, &o).unwrap();
+        assert!(text.contains("\nmechanism = \"gate\"\n"), "{text}");
+        let p = parsed(&text);
+        assert_eq!(p.mechanism, gcaps_analysis::model::Mechanism::Gate);
+        assert_eq!(p.epsilon_preempt, Some(840_000), "700000 * 1.2");
+        assert_eq!(p.epsilon_handover, Some(24_000));
+        assert_eq!(p.epsilon_cpu, Some(36_000), "30000 * 1.2");
+        assert_eq!(p.epsilon_fast, Some(10_800));
+        assert_eq!(
+            p.epsilon, 840_000,
+            "the largest, charged nowhere under gate"
+        );
+        // A begin that took an idle GPU gated without a preempt: it bounds epsilon_preempt
+        // too when it was the longer.
+        let s = gate_stats((4, 10_000, 9_000), (10, 50_000, 40_000), (6, 9_000, 9_000));
+        let p = parsed(&platform(&s, &o).unwrap());
+        assert_eq!(p.epsilon_preempt, Some(60_000));
+        assert_eq!(p.epsilon_cpu, Some(48_000));
+        // Without preempting or handing-over samples it refuses, saying how to get them.
+        let e = platform(&gate_stats((0, 0, 0), (1, 1, 1), (1, 1, 1)), &o).unwrap_err();
+        assert!(e.starts_with("no PREEMPT updates measured"), "{e}");
+        assert!(e.contains("preempts"), "{e}");
+        let e = platform(&gate_stats((1, 1, 1), (0, 0, 0), (1, 1, 1)), &o).unwrap_err();
+        assert!(e.starts_with("no HANDOVER updates measured"), "{e}");
+        // Reload's section from the same module's reload kinds says no mechanism (the default).
+        let r = platform(&stats((1, 1_000, 500), (1, 100, 100)), &opts(20)).unwrap();
+        assert!(!r.contains("mechanism ="), "{r}");
+        assert!(platform(
+            &s,
+            &Options {
+                mechanism: Mechanism::Other(9),
+                ..opts(20)
+            }
+        )
+        .unwrap_err()
+        .contains("mechanism 9"));
     }
 
     #[test]

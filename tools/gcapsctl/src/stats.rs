@@ -221,8 +221,8 @@ impl Report {
         s
     }
 
-    /// The update costs: one row per kind, SUBMIT and FAST always, the kinds reserved for
-    /// `mechanism=gate` only if they have samples.
+    /// The update costs: one row per kind, SUBMIT and FAST always, the gate kinds (PREEMPT,
+    /// HANDOVER) only if they have samples.
     fn cost_rows(&self) -> String {
         let mut s =
             String::from("update costs (wall time of an update, on-CPU time of its caller)\n");

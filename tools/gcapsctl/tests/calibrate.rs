@@ -6,11 +6,12 @@
 //!
 //! Environment: `CALIBRATE_DIR` holds `stats.json` (`gcapsctl stats --format json` after the
 //! scenario), `platform.toml` (`gcapsctl calibrate`) and `platform50.toml` (`--margin 50
-//! --theta-ms 0.1 --timeslice-ms 2 --cpus 4`); `CALIBRATE_SUBMIT` and `CALIBRATE_FAST` are the
-//! updates of each kind the scenario makes, `CALIBRATE_CLOSES` how many of the FAST ones are
-//! real-time closes (not begin/end calls, so not update-delay samples), `CALIBRATE_CPUS` the
-//! machine's CPUs.
-use gcaps_analysis::model::Platform;
+//! --theta-ms 0.1 --timeslice-ms 2 --cpus 4`); `CALIBRATE_MECHANISM` is the module's mechanism
+//! (`reload` or `gate`); `CALIBRATE_SUBMIT`, `CALIBRATE_PREEMPT`, `CALIBRATE_HANDOVER` and
+//! `CALIBRATE_FAST` are the updates of each kind the scenario makes (0 if unset),
+//! `CALIBRATE_CLOSES` how many of the FAST ones are real-time closes (not begin/end calls, so
+//! not update-delay samples), `CALIBRATE_CPUS` the machine's CPUs.
+use gcaps_analysis::model::{Mechanism, Platform};
 use gcaps_analysis::taskset_file::{parse_taskset, Format};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -32,6 +33,15 @@ fn var(name: &str) -> u64 {
         .unwrap_or_else(|_| panic!("{name}"))
         .parse()
         .expect("a number")
+}
+
+/// A count of updates the scenario makes (0 if the variable is unset).
+fn count(name: &str) -> u64 {
+    std::env::var(name).map_or(0, |v| v.parse().expect("a number"))
+}
+
+fn gate() -> bool {
+    std::env::var("CALIBRATE_MECHANISM").as_deref() == Ok("gate")
 }
 
 fn u(v: &Value) -> u64 {
@@ -60,25 +70,31 @@ fn platform(name: &str) -> Platform {
 fn update_costs_match_the_scenario() {
     let s = stats();
     println!("updates: {}", s["updates"]);
-    let (submit, fast) = (&s["updates"]["submit"], &s["updates"]["fast"]);
+    let kinds = ["submit", "preempt", "handover", "fast"];
+    let mut total = 0;
+    for k in kinds {
+        let want = count(&format!("CALIBRATE_{}", k.to_uppercase()));
+        assert_eq!(u(&s["updates"][k]["count"]), want, "{k} updates");
+        total += want;
+    }
+    let fast = u(&s["updates"]["fast"]["count"]);
     assert_eq!(
-        u(&submit["count"]),
-        var("CALIBRATE_SUBMIT"),
-        "SUBMIT updates"
-    );
-    assert_eq!(
-        u(&submit["count"]),
+        total - fast,
         u(&s["submits"]),
-        "every submit of the scenario is one SUBMIT update"
+        "every application of the scenario (a submit, or a gate) is one update of its kind"
     );
-    assert_eq!(u(&fast["count"]), var("CALIBRATE_FAST"), "FAST updates");
     assert_eq!(
-        u(&submit["count"]) + u(&fast["count"]) - var("CALIBRATE_CLOSES"),
+        total - var("CALIBRATE_CLOSES"),
         u(&s["update_delay"]["count"]),
         "the begins/ends sampled for the update delay are the updates but the closes"
     );
-    for (name, c) in [("submit", submit), ("fast", fast)] {
+    for name in kinds {
+        let c = &s["updates"][name];
         let n = u(&c["count"]);
+        if n == 0 {
+            assert_eq!(u(&c["wall_sum_ns"]), 0, "{name}");
+            continue;
+        }
         let (wmax, wsum, cmax, csum) = (
             u(&c["wall_max_ns"]),
             u(&c["wall_sum_ns"]),
@@ -107,31 +123,60 @@ fn update_costs_match_the_scenario() {
             );
         }
     }
-    // A submitting update sleeps in the submit's pending wait.
+    // A submitting update sleeps in the submit's pending wait, a preempting one in the
+    // preempt's completion wait.
+    let sleeper = &s["updates"][if gate() { "preempt" } else { "submit" }];
     assert!(
-        u(&submit["cpu_sum_ns"]) < u(&submit["wall_sum_ns"]),
-        "SUBMIT: {submit}"
+        u(&sleeper["cpu_sum_ns"]) < u(&sleeper["wall_sum_ns"]),
+        "{sleeper}"
     );
-    for reserved in ["preempt", "handover"] {
-        assert_eq!(u(&s["updates"][reserved]["count"]), 0, "{reserved}");
-        assert_eq!(u(&s["updates"][reserved]["wall_sum_ns"]), 0, "{reserved}");
-    }
 }
 
 #[test]
 #[ignore = "needs the files of VM test 59-gcaps-calibrate"]
 fn calibrate_prints_a_platform_the_analysis_accepts() {
     let s = stats();
-    let (submit, fast) = (&s["updates"]["submit"], &s["updates"]["fast"]);
+    let max = |k: &str, f: &str| u(&s["updates"][k][f]);
     let want = |pct| {
-        let e = plus(u(&submit["wall_max_ns"]), pct);
-        let f = plus(u(&fast["wall_max_ns"]), pct);
-        let c = plus(u(&submit["cpu_max_ns"]), pct);
-        (e.max(f).max(c), Some(f), Some(c))
+        let f = plus(max("fast", "wall_max_ns"), pct);
+        if gate() {
+            let pre = plus(
+                max("preempt", "wall_max_ns").max(max("handover", "wall_max_ns")),
+                pct,
+            );
+            let hand = plus(max("handover", "wall_max_ns"), pct);
+            let c = plus(
+                max("preempt", "cpu_max_ns").max(max("handover", "cpu_max_ns")),
+                pct,
+            );
+            let e = pre.max(hand).max(f).max(c);
+            (e, Some(f), Some(c), Some(pre), Some(hand))
+        } else {
+            let e = plus(max("submit", "wall_max_ns"), pct);
+            let c = plus(max("submit", "cpu_max_ns"), pct);
+            (e.max(f).max(c), Some(f), Some(c), None, None)
+        }
+    };
+    let got = |p: &Platform| {
+        (
+            p.epsilon,
+            p.epsilon_fast,
+            p.epsilon_cpu,
+            p.epsilon_preempt,
+            p.epsilon_handover,
+        )
     };
     let p = platform("platform.toml");
     println!("platform: {p:?}");
-    assert_eq!((p.epsilon, p.epsilon_fast, p.epsilon_cpu), want(20));
+    assert_eq!(got(&p), want(20));
+    assert_eq!(
+        p.mechanism,
+        if gate() {
+            Mechanism::Gate
+        } else {
+            Mechanism::Reload
+        }
+    );
     assert_eq!(u64::from(p.cpus), var("CALIBRATE_CPUS"));
     assert_eq!(
         (p.theta, p.timeslice),
@@ -139,6 +184,6 @@ fn calibrate_prints_a_platform_the_analysis_accepts() {
         "the generator's"
     );
     let p = platform("platform50.toml");
-    assert_eq!((p.epsilon, p.epsilon_fast, p.epsilon_cpu), want(50));
+    assert_eq!(got(&p), want(50));
     assert_eq!((p.cpus, p.theta, p.timeslice), (4, 100_000, 2_000_000));
 }
