@@ -18,71 +18,64 @@
 # vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=180
 . /vmtest/common.sh   # set -eu, fail, expect_error, field, f, waitfor, waitline
 
-insmod /modules/gcaps.ko mechanism=reload
-insmod /modules/gcaps_simgpu.ko
-mkdir -p cal
+cpus=$(grep -c ^processor /proc/cpuinfo)
 
-gpuclient --prio 50 --cpu 0 --work 5 --end-on-go --tag H --report >h.out & h=$!
-waitline h.out STARTED
-[ "$(field h.out STARTED state)" = 1 ] || fail "H's segment is not running: $(cat h.out)"
+# The scenario under mechanism $1, its files in $1/: H (the rest of the arguments: gpuclient's
+# work options) runs; with the statistics reset, L's and B's round trips; stats and calibrate
+# saved; H ended by $H_END (usr1: its end-on-go; kill: gpuclient --kill).
+scenario() {
+  m=$1; shift
+  insmod /modules/gcaps.ko mechanism=$m
+  insmod /modules/gcaps_simgpu.ko
+  mkdir -p $m
+  gpuclient --prio 50 --cpu 0 "$@" --tag H --report >$m/h.out & h=$!
+  waitline $m/h.out STARTED
+  [ "$(field $m/h.out STARTED state)" = 1 ] || fail "$m: H's segment is not running: $(cat $m/h.out)"
+  gcapsctl status | grep -q "mechanism $m" || fail "$m: status does not say mechanism $m"
+  gcapsctl stats --reset >/dev/null
+  expect_error 1 "no $FIRST updates measured since load or the last reset" gcapsctl calibrate
+  gpuclient --bench 20 --prio 10 --cpu 1 --no-gpu --tag L >$m/l.out || fail "$m: L failed: $(cat $m/l.out)"
+  gpuclient --bench 25 --prio 60 --cpu 1 --no-gpu --tag B >$m/b.out || fail "$m: B failed: $(cat $m/b.out)"
+  cat $m/l.out $m/b.out
+  gcapsctl stats --format json >$m/stats.json
+  gcapsctl stats >$m/stats.txt
+  gcapsctl calibrate >$m/platform.toml || fail "$m: calibrate: $(cat $m/platform.toml)"
+  gcapsctl calibrate --margin 50 --theta-ms 0.1 --timeslice-ms 2 --cpus 4 >$m/platform50.toml \
+    || fail "$m: calibrate --margin 50"
+  cat $m/stats.txt $m/platform.toml
+  if [ "$H_END" = usr1 ]; then
+    kill -USR1 $h
+    wait $h || fail "$m: H failed"
+  else
+    gpuclient --kill $h >/dev/null
+    wait $h 2>/dev/null || true
+  fi
+}
 
-gcapsctl stats --reset >/dev/null
-expect_error 1 "no SUBMIT updates measured since load or the last reset" gcapsctl calibrate
-gpuclient --bench 20 --prio 10 --cpu 1 --no-gpu --tag L >l.out || fail "L failed: $(cat l.out)"
-gpuclient --bench 25 --prio 60 --cpu 1 --no-gpu --tag B >b.out || fail "B failed: $(cat b.out)"
-cat l.out b.out
-gcapsctl stats --format json >cal/stats.json
-gcapsctl stats >cal/stats.txt
-gcapsctl calibrate >cal/platform.toml || fail "calibrate: $(cat cal/platform.toml)"
-gcapsctl calibrate --margin 50 --theta-ms 0.1 --timeslice-ms 2 --cpus 4 >cal/platform50.toml \
-  || fail "calibrate --margin 50"
-cat cal/stats.txt cal/platform.toml
-kill -USR1 $h
-wait $h || fail "H failed"
-
-grep -q "^  SUBMIT  *50 " cal/stats.txt || fail "stats table: no SUBMIT row with 50 updates"
-grep -q "^  FAST  *42 " cal/stats.txt || fail "stats table: no FAST row with 42 updates"
-CALIBRATE_DIR=cal CALIBRATE_MECHANISM=reload CALIBRATE_SUBMIT=50 CALIBRATE_FAST=42 CALIBRATE_CLOSES=2 \
-  CALIBRATE_CPUS=$(grep -c ^processor /proc/cpuinfo) \
+H_END=usr1 FIRST=SUBMIT scenario reload --work 5 --end-on-go
+grep -q "^  SUBMIT  *50 " reload/stats.txt || fail "stats table: no SUBMIT row with 50 updates"
+grep -q "^  FAST  *42 " reload/stats.txt || fail "stats table: no FAST row with 42 updates"
+CALIBRATE_DIR=reload CALIBRATE_MECHANISM=reload CALIBRATE_SUBMIT=50 CALIBRATE_FAST=42 \
+  CALIBRATE_CLOSES=2 CALIBRATE_CPUS=$cpus \
   gcapsctl-calibrate --ignored --test-threads=1 || fail "gcapsctl-calibrate"
-
 # The figures for the record: the maxima per kind and what calibrate printed.
-awk '/^  (SUBMIT|FAST) /' cal/stats.txt
-grep -E '^(epsilon|epsilon_fast|epsilon_cpu) = ' cal/platform.toml
+awk '/^  (SUBMIT|FAST) /' reload/stats.txt
+grep -E '^(epsilon|epsilon_fast|epsilon_cpu) = ' reload/platform.toml
 
 # Reset: both kinds empty again, calibrate refuses and names the kind.
 gcapsctl stats --reset >/dev/null
 expect_error 1 "no SUBMIT updates measured" gcapsctl calibrate
 expect_error 2 "margin" gcapsctl calibrate --margin 1001
 expect_error 2 "theta-ms" gcapsctl calibrate --theta-ms=-1
-
 rmmod gcaps_simgpu
 rmmod gcaps
 
 # Gate: H's work (20 s of GPU time) runs through the whole scenario, so every begin of B finds
 # H on the engine and preempts it; H is killed at the end (its work is never waited for).
-insmod /modules/gcaps.ko mechanism=gate
-insmod /modules/gcaps_simgpu.ko
-mkdir -p gate
-gpuclient --prio 50 --cpu 0 --work 20000 --tag H --report >hg.out & h=$!
-waitline hg.out STARTED
-[ "$(field hg.out STARTED state)" = 1 ] || fail "gate: H's segment is not running: $(cat hg.out)"
-gcapsctl status | grep -q "mechanism gate" || fail "gate: status does not say mechanism gate"
-gcapsctl stats --reset >/dev/null
-expect_error 1 "no PREEMPT updates measured since load or the last reset" gcapsctl calibrate
-gpuclient --bench 20 --prio 10 --cpu 1 --no-gpu --tag L >lg.out || fail "gate: L failed: $(cat lg.out)"
-gpuclient --bench 25 --prio 60 --cpu 1 --no-gpu --tag B >bg.out || fail "gate: B failed: $(cat bg.out)"
-gcapsctl stats --format json >gate/stats.json
-gcapsctl stats >gate/stats.txt
-gcapsctl calibrate >gate/platform.toml || fail "gate: calibrate: $(cat gate/platform.toml)"
-gcapsctl calibrate --margin 50 --theta-ms 0.1 --timeslice-ms 2 --cpus 4 >gate/platform50.toml \
-  || fail "gate: calibrate --margin 50"
-cat gate/stats.txt gate/platform.toml
-gpuclient --kill $h >/dev/null
-wait $h 2>/dev/null || true
+H_END=kill FIRST=PREEMPT scenario gate --work 20000
 grep -q '^mechanism = "gate"$' gate/platform.toml || fail "gate: no mechanism line"
 CALIBRATE_DIR=gate CALIBRATE_MECHANISM=gate CALIBRATE_PREEMPT=25 CALIBRATE_HANDOVER=25 \
-  CALIBRATE_FAST=42 CALIBRATE_CLOSES=2 CALIBRATE_CPUS=$(grep -c ^processor /proc/cpuinfo) \
+  CALIBRATE_FAST=42 CALIBRATE_CLOSES=2 CALIBRATE_CPUS=$cpus \
   gcapsctl-calibrate --ignored --test-threads=1 || fail "gate: gcapsctl-calibrate"
 awk '/^  (PREEMPT|HANDOVER|FAST) /' gate/stats.txt
 grep -E '^(epsilon|epsilon_fast|epsilon_cpu|epsilon_preempt|epsilon_handover) = ' gate/platform.toml
