@@ -49,8 +49,10 @@
  *      struct gcaps_backend_ops gains `detail` and `runlists` (shown by gcapsctl status);
  *      struct gcaps_be_calls gains `stock` (the driver's runlists are stock: its own scheduler
  *      owns them; GCAPS_IOC_VERSION's backend_flags, gcapsctl status).
+ *   3: the eligibility mechanism: struct gcaps_backend_ops gains `mechanisms` and `gate`;
+ *      struct gcaps_be_eligible gains `gate` (the binding's mechanism is GATE).
  */
-#define GCAPS_BACKEND_ABI	2
+#define GCAPS_BACKEND_ABI	3
 /* TSG ids a backend may use: 0 .. GCAPS_BE_MAX_TSGS - 1 (the policy crate's capacity). */
 #define GCAPS_BE_MAX_TSGS	1024
 
@@ -203,8 +205,8 @@ struct gcaps_be_calls {
  * Register a backend (the only symbol gcaps.ko exports). At most one backend is bound at a
  * time: ERR_PTR(-EBUSY) otherwise; ERR_PTR(-EINVAL) on a bad ops table or ABI mismatch (abi other
  * than GCAPS_BACKEND_ABI, a NULL function, name empty/too long/not printable, detail NULL/too
- * long/not printable, runlists 0, mechanisms without RELOAD or with unknown bits, `gate` set
- * iff GATE is not), with one log line saying which; ERR_PTR(-EOPNOTSUPP) if the driver lacks
+ * long/not printable, runlists 0, mechanisms without RELOAD or with unknown bits, `gate` NULL
+ * with GATE or set without it), with one log line saying which; ERR_PTR(-EOPNOTSUPP) if the driver lacks
  * the mechanism gcaps was loaded with (one log line). On
  * success *calls points to gcaps's table. The driver must report every existing TSG with
  * calls->tsg_update() right after a successful registration.
