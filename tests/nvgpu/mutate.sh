@@ -42,12 +42,12 @@ mut() {
 if [[ $profile == safety ]]; then
 mut M9-filter-when-unbound common/fifo/gcaps.c "/if (hook == NULL) {/,+1s/return false;/return true;/"
 mut M1-wrong-bitmap common/fifo/runlist.c 's|!nvgpu_test_bit((u32)tsgid, domain->gcaps_elig.bits)|!nvgpu_test_bit((u32)tsgid, domain->active_tsgs)|'
-mut M2-hook-ignored common/fifo/gcaps.c 's|^\treturn !out->all;|\treturn false;|'
-mut M3-all-ignored common/fifo/gcaps.c 's|^\treturn !out->all;|\treturn true;|'
+mut M2-hook-ignored common/fifo/gcaps.c 's|^\treturn !out->all \&\& !out->gate;|\treturn false;|'
+mut M3-all-ignored common/fifo/gcaps.c 's|^\treturn !out->all \&\& !out->gate;|\treturn !out->gate;|'
 mut M4-word0-only common/fifo/runlist.c 's|!nvgpu_test_bit((u32)tsgid, domain->gcaps_elig.bits)|!nvgpu_test_bit((u32)tsgid % 64U, domain->gcaps_elig.bits)|'
 mut M5-no-filter-in-append_prio common/fifo/runlist.c '0,/if (nvgpu_runlist_gcaps_skip(domain, tsgid)) {/s//if (false \&\& nvgpu_runlist_gcaps_skip(domain, tsgid)) {/'
 mut M6-no-filter-in-append_low common/fifo/runlist.c '/nvgpu_runlist_append_low(struct/,/^}/s|if (nvgpu_runlist_gcaps_skip(domain, tsgid)) {|if (false \&\& nvgpu_runlist_gcaps_skip(domain, tsgid)) {|'
-mut M7-stale-filter-after-unbind common/fifo/runlist.c 's|^\tdomain->gcaps_filter = nvgpu_gcaps_read_eligible(f->g,|\tif (f->g->gcaps != NULL) domain->gcaps_filter = nvgpu_gcaps_read_eligible(f->g,|'
+mut M7-stale-filter-after-unbind common/fifo/runlist.c 's|^\tdomain->gcaps_filter = |\tif (f->g->gcaps != NULL) domain->gcaps_filter = |'
 mut M8-bind-without-busy-check common/fifo/gcaps.c 's|if (g->gcaps != NULL) {|if (false) {|'
 # patch 0002: TSG events and (R36) the shadow-domain guard
 mut E1-no-release-event common/fifo/gcaps.c 's|^\t\tg->gcaps_ev->tsg_release(g->gcaps_ev->priv, tsgid);|\t\t(void)tsgid;|'
@@ -62,22 +62,37 @@ if [[ $line == r35* ]]; then
 fi
 if [[ $line == r36* ]]; then
 	mut S1-no-stock-report common/fifo/runlist.c 's|^\t\tnvgpu_gcaps_stock(g, stock);|\t\t(void)0;|'
-	mut E7-filter-with-user-domain common/fifo/runlist.c 's|if ((g->scheduler != NULL) \&\& nvgpu_nvs_gsp_usr_domain_present(g)) {|if (false) {|'
+	mut E7-filter-with-user-domain common/fifo/runlist.c '/^static bool nvgpu_runlist_gcaps_domain(/,/^}/s|^\treturn !stock;|\treturn true;|'
 fi
 # patch 0003: resubmit, unbind, recovery, power
 mut P1-resubmit-without-gk20a_busy common/fifo/gcaps.c 's|^\terr = gk20a_busy(g);|\terr = 0;|'
 mut P2-resubmit-without-gk20a_idle common/fifo/gcaps.c '/^int nvgpu_gcaps_resubmit(/,/^}/s|^\tgk20a_idle(g);|\t(void)0;|'
 mut P3-hardware-while-powered-off common/fifo/gcaps.c 's|if (nvgpu_is_powered_off(g)) {|if (false) {|'
 mut P4-no-recovered-call common/fifo/gcaps.c 's|^\t\tg->gcaps_ev->recovered(g->gcaps_ev->priv);|\t\t(void)0;|'
-mut P5-no-rebuild-on-unbind common/fifo/gcaps.c 's|^\terr = nvgpu_gcaps_resubmit(g);|\terr = 0;|'
+mut P5-no-rebuild-on-unbind common/fifo/gcaps.c 's|^\t\terr = nvgpu_gcaps_resubmit(g);|\t\terr = 0;|'
 mut P6-recovered-not-required common/fifo/gcaps.c 's/ || (hook->recovered == NULL)//'
 mut P7-ids-from-64-unfiltered common/fifo/runlist.c 's|!nvgpu_test_bit((u32)tsgid, domain->gcaps_elig.bits)|((tsgid < 64U) \&\& !nvgpu_test_bit((u32)tsgid, domain->gcaps_elig.bits))|'
 mut P8-resubmit-reloads-nothing common/fifo/gcaps.c 's|nvgpu_runlist_reload_ids(g, ids, true);|nvgpu_runlist_reload_ids(g, 0U, true);|'
 if [[ $line == r36* ]]; then
 	# patch 0008: a no-op update rebuilds while bound
 	mut N1-noop-update-not-rebuilt common/fifo/runlist.c 's|if (!update \&\& (g->gcaps == NULL)) {|if (!update) {|'
-	mut P9-resubmit-with-user-domain common/fifo/gcaps.c 's|if ((g->scheduler != NULL) \&\& nvgpu_nvs_gsp_usr_domain_present(g)) {|if (false) {|'
+	mut P9-resubmit-with-user-domain common/fifo/gcaps.c '/^int nvgpu_gcaps_resubmit(/,/^}/s|if (nvgpu_gcaps_runlists_stock(g)) {|if (false) {|'
 fi
+# patch 0009: gate
+if [[ $line == r36* ]]; then
+	mut T1-bind-enables-gated-channel hal/fifo/channel_gv11b_fusa.c 's|if (nvgpu_gcaps_enable_begin(ch)) {|if (nvgpu_gcaps_enable_begin(ch) \|\| true) {|'
+else
+	mut T1-bind-enables-gated-channel hal/fifo/channel_gm20b_fusa.c 's|if (nvgpu_gcaps_enable_begin(c)) {|if (nvgpu_gcaps_enable_begin(c) \|\| true) {|'
+fi
+mut T2-enable-ignores-gate common/fifo/gcaps.c '/^void nvgpu_gcaps_channel_enable(/,/^}/s|if (nvgpu_gcaps_enable_begin(ch)) {|if (nvgpu_gcaps_enable_begin(ch) \|\| true) {|'
+mut T3-no-preempt common/fifo/gcaps.c 's|^\t\tif (tsgid == NVGPU_INVALID_TSG_ID) {|\t\tif (true) {|'
+mut T4-end-reloads common/fifo/gcaps.c '/^int nvgpu_gcaps_gate(/,/^}/s|^\tgk20a_idle(g);|\t(void)nvgpu_runlist_reload_ids(g, 1U, true); gk20a_idle(g);|'
+mut T5-enable-before-preempt common/fifo/gcaps.c '/^int nvgpu_gcaps_gate(/,/^}/s|^\tnvgpu_gcaps_gate_all(g, \&e, false);|\tnvgpu_gcaps_gate_all(g, \&e, false); nvgpu_gcaps_gate_all(g, \&e, true);|'
+mut T6-filter-under-gate common/fifo/gcaps.c 's|^\treturn !out->all \&\& !out->gate;|\treturn !out->all;|'
+mut T7-user-wish-ignored common/fifo/gcaps.c 's|} else if (ch->gcaps_enable \&\& !nvgpu_gcaps_gated_locked(g, tsg->tsgid)) {|} else if (!nvgpu_gcaps_gated_locked(g, tsg->tsgid)) {|'
+mut T8-unbind-leaves-gated common/fifo/gcaps.c '/^static int nvgpu_gcaps_ungate(struct gk20a \*g)$/,/^}/s|^\tnvgpu_gcaps_gate_all(g, \&e, true);|\t(void)e;|'
+mut T10-no-rebuild-after-recovery common/fifo/gcaps.c 's|^\t\tg->gcaps_gate_reload = true;|\t\t(void)0;|'
+mut T9-disable-without-wish common/fifo/gcaps.c '/^void nvgpu_gcaps_channel_disable(/,/^}/s|^\tch->gcaps_enable = false;|\t(void)0;|'
 # final rebuild of the unmutated tree
 nice -n 10 make --no-print-directory -C $us NVGPU_NEXT_SRC=$here/nvgpu-next CC="gcc -I$drv/common" "${mkflags[@]}" -j2 libnvgpu core >$tmp/mut-build.log 2>&1 && echo restored
 fi

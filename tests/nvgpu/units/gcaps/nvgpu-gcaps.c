@@ -46,6 +46,7 @@
 #include <nvgpu/nvgpu_init.h>
 #include <nvgpu/nvgpu_common.h>
 #include <nvgpu/hw/gv11b/hw_fifo_gv11b.h>
+#include <nvgpu/hw/gv11b/hw_ccsr_gv11b.h>
 #include <nvgpu/hw/ga10b/hw_runlist_ga10b.h>
 
 #ifdef MOCK_REGS_RUNLIST		/* R36 (see tests/nvgpu/mock-registers.c) */
@@ -130,6 +131,8 @@ static struct nvgpu_runlist_domain *build_domain(void)
  * PENDING polls (0x2284 + 8 * id), and can keep runlist 0's PENDING bit set (stuck).
  */
 #define MAX_RL	4U
+#define NCH	512U	/* gv11b's channels */
+#define NENG	3U	/* engines of the register file: GR, LCE0, LCE1 */
 static struct {
 	struct nvgpu_posix_io_callbacks *orig;
 	bool on;
@@ -144,6 +147,13 @@ static struct {
 	bool stuck;			/* runlist 0 stays PENDING */
 	u32 legacy;			/* 0x2270/0x2274 writes (gv11b submit registers) */
 	u32 base_hi;			/* ga10b: last submit base hi */
+	/* patch 0009: CCSR channel enables (emulated: set/clr write bits, enable read bit 0) */
+	u32 enables, disables;		/* writes that set / clear a channel's enable */
+	u32 en_seq[NCH], dis_seq[NCH];	/* per chid: the last enable / disable write */
+	u32 en_first[NCH];		/* per chid: the first enable write (0: none) */
+	u32 preempts;			/* fifo_preempt (0x2634) writes */
+	u32 preempt, preempt_seq;	/* the last one's value and position */
+	u32 eng_reads, eng_read_seq;	/* engine status reads (engines 0..2), the last one */
 } io;
 
 /* Copy what nvgpu last submitted on runlist 0; check the submit register's length. */
@@ -921,6 +931,42 @@ static void rec_writel(struct gk20a *g, struct nvgpu_reg_access *a)
 		io.legacy++;
 		io.bases++;
 		io.base = a->value;
+	} else if (a->addr >= ccsr_channel_r(0U) && a->addr < ccsr_channel_r(NCH) &&
+		   (a->addr - ccsr_channel_r(0U)) % (ccsr_channel_r(1U) - ccsr_channel_r(0U)) == 0U) {
+		/* the channel's enable as the hardware keeps it: set/clr trigger, bit 0 reads it */
+		u32 chid = (a->addr - ccsr_channel_r(0U)) / (ccsr_channel_r(1U) - ccsr_channel_r(0U));
+		u32 en = nvgpu_posix_io_readl_reg_space(g, a->addr) & 1U;
+
+		if ((a->value & ccsr_channel_enable_set_true_f()) != 0U) {
+			en = 1U;
+			io.enables++;
+			io.en_seq[chid] = io.seq;
+			if (io.en_first[chid] == 0U) {
+				io.en_first[chid] = io.seq;
+			}
+		}
+		if ((a->value & ccsr_channel_enable_clr_true_f()) != 0U) {
+			en = 0U;
+			io.disables++;
+			io.dis_seq[chid] = io.seq;
+		}
+		nvgpu_posix_io_writel_reg_space(g, a->addr, (a->value &
+			~(ccsr_channel_enable_set_true_f() | ccsr_channel_enable_clr_true_f() | 1U)) | en);
+		return;
+	} else if (a->addr == fifo_preempt_r()) {
+		u32 e;
+
+		io.preempts++;
+		io.preempt = a->value;
+		io.preempt_seq = io.seq;
+		/* the preempt completes at once: the engines holding the TSG go idle */
+		for (e = 0; e < NENG; e++) {
+			u32 st = nvgpu_posix_io_readl_reg_space(g, fifo_engine_status_r(e));
+
+			if (fifo_engine_status_id_v(st) == (a->value & 0xfffU)) {
+				nvgpu_posix_io_writel_reg_space(g, fifo_engine_status_r(e), 0U);
+			}
+		}
 	}
 	nvgpu_posix_io_writel_reg_space(g, a->addr, a->value);
 }
@@ -932,6 +978,12 @@ static void rec_readl(struct gk20a *g, struct nvgpu_reg_access *a)
 
 	io.seq++;
 	a->value = nvgpu_posix_io_readl_reg_space(g, a->addr);
+	for (id = 0; id < NENG; id++) {
+		if (a->addr == fifo_engine_status_r(id)) {
+			io.eng_reads++;
+			io.eng_read_seq = io.seq;
+		}
+	}
 	if (ga >= 0 && off == runlist_submit_info_r()) {
 		io.polls[ga]++;
 		io.poll_seq[ga] = io.seq;
@@ -1718,6 +1770,7 @@ out:
 static int test_resubmit_user_domain(struct unit_module *m, struct gk20a *g, void *args)
 {
 	struct nvgpu_nvs_domain *dom = NULL;
+	struct nvgpu_runlist_mem *hw;
 	u32 reads;
 	int err;
 
@@ -1731,10 +1784,13 @@ static int test_resubmit_user_domain(struct unit_module *m, struct gk20a *g, voi
 	}
 	io_reset();
 	reads = hk.reads;
+	hw = s.rl->shadow_rl_domain->mem_hw;
 	err = nvgpu_gcaps_resubmit(g);
-	if (err != 0 || io.seq != 0U || hk.reads != reads) {
-		unit_err(m, "user domain: resubmit returned %d, %u register accesses, %u builds\n",
-			 err, io.seq, hk.reads - reads);
+	if (err != 0 || io.seq != 0U || hk.reads != reads || s.rl->shadow_rl_domain->mem_hw != hw) {
+		/* a build swaps the shadow domain's buffers even when it reads no set */
+		unit_err(m, "user domain: resubmit returned %d, %u register accesses, %u set reads, "
+			 "buffers %s\n", err, io.seq, hk.reads - reads,
+			 s.rl->shadow_rl_domain->mem_hw != hw ? "swapped (a build)" : "kept");
 		(void)nvgpu_nvs_del_domain(g, dom->id);
 		stop(g);
 		unit_return_fail(m, "resubmit acted while GSP owns the runlists\n");
@@ -1815,6 +1871,491 @@ static int test_noop_update(struct unit_module *m, struct gk20a *g, void *args)
 fail:
 	stop(g);
 	unit_return_fail(m, "a runlist update that changed nothing submitted a stale runlist\n");
+}
+
+/* ---- patch 0009: gate (gcaps's mechanism GATE: channel enables, the runlist stays stock) ---- */
+
+/* Publish the set @mask under GATE. */
+static void publish_gate(u32 mask)
+{
+	publish(false, mask);
+	hk.set.gate = true;
+}
+
+/*
+ * The enable state of the scenario's channels as the emulated CCSR holds it: bit i of *on set
+ * if every channel of TSG i is enabled; -1 (and a message) if a TSG's channels disagree.
+ */
+static int enabled_tsgs(struct unit_module *m, struct gk20a *g, const char *label, u32 *on)
+{
+	u32 i, j;
+
+	*on = 0U;
+	for (i = 0; i < NT; i++) {
+		u32 n = 0;
+
+		for (j = 0; j < nch[i]; j++) {
+			n += ccsr_channel_enable_v(nvgpu_posix_io_readl_reg_space(g,
+					ccsr_channel_r(s.ch[i][j]->chid)));
+		}
+		if (n != 0U && n != nch[i]) {
+			unit_err(m, "%s: %s has %u of %u channels enabled\n", label, names[i], n,
+				 nch[i]);
+			return -1;
+		}
+		if (n != 0U) {
+			*on |= 1U << i;
+		}
+	}
+	return 0;
+}
+
+static void mask_str(u32 mask, char *buf, size_t sz)
+{
+	u32 i;
+
+	buf[0] = '\0';
+	for (i = 0; i < NT; i++) {
+		if (mask & (1U << i)) {
+			snprintf(buf + strlen(buf), sz - strlen(buf), "%s%s", buf[0] ? " " : "",
+				 names[i]);
+		}
+	}
+}
+
+/* Exactly the TSGs in @want have their channels enabled. */
+static int check_enabled(struct unit_module *m, struct gk20a *g, const char *label, u32 want)
+{
+	char a[64], b[64];
+	u32 on;
+
+	if (enabled_tsgs(m, g, label, &on) != 0) {
+		return -1;
+	}
+	mask_str(on, a, sizeof(a));
+	mask_str(want, b, sizeof(b));
+	if (on != want) {
+		unit_err(m, "%s: enabled {%s}, expected {%s}\n", label, a, b);
+		return -1;
+	}
+	unit_info(m, "%s: enabled {%s}\n", label, a);
+	return 0;
+}
+
+/* Nothing on the runlist registers: no submit, no base, no PENDING poll (both HALs'). */
+static int no_runlist_io(struct unit_module *m, const char *label)
+{
+	u32 id;
+
+	for (id = 0; id < MAX_RL; id++) {
+		if (io.submits[id] != 0U || io.polls[id] != 0U) {
+			unit_err(m, "%s: runlist %u: %u submits, %u PENDING polls (expected none)\n",
+				 label, id, io.submits[id], io.polls[id]);
+			return -1;
+		}
+	}
+	if (io.bases != 0U) {
+		unit_err(m, "%s: runlist base written\n", label);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Over the channels of the TSGs in @mask, the latest (@latest) or earliest position of their
+ * last disable write (@enable false) or of their first enable write since io_reset().
+ */
+static u32 write_pos(u32 mask, bool enable, bool latest)
+{
+	u32 i, j, r = latest ? 0U : ~0U;
+
+	for (i = 0; i < NT; i++) {
+		for (j = 0; (mask & (1U << i)) && j < nch[i]; j++) {
+			u32 q = enable ? io.en_first[s.ch[i][j]->chid] :
+				io.dis_seq[s.ch[i][j]->chid];
+
+			r = latest ? (q > r ? q : r) : (q < r ? q : r);
+		}
+	}
+	return r;
+}
+
+/*
+ * Each gate scenario: the register recorder (emulating CCSR enables) installed, the GPU on,
+ * the scenario's channels disabled and the engines idle; the user enables every TSG while
+ * nothing is bound (stock: all enabled); then bound with @mask published under GATE.
+ */
+static int gate_start(struct unit_module *m, struct gk20a *g, u32 mask)
+{
+	u32 i, j;
+
+	if (start(m, g, 0U) != 0) {
+		return -1;
+	}
+	nvgpu_gcaps_unbind(g);
+	for (i = 0; i < NT; i++) {
+		for (j = 0; j < nch[i]; j++) {
+			nvgpu_posix_io_writel_reg_space(g, ccsr_channel_r(s.ch[i][j]->chid), 0U);
+		}
+	}
+	for (i = 0; i < NENG; i++) {
+		nvgpu_posix_io_writel_reg_space(g, fifo_engine_status_r(i), 0U);
+	}
+	for (i = 0; i < NT; i++) {
+		g->ops.tsg.enable(s.tsg[i]);
+	}
+	if (check_enabled(m, g, "unbound, user enabled all", 0xfU) != 0) {
+		return -1;
+	}
+	publish_gate(mask);
+	if (nvgpu_gcaps_bind(g, &hook) != 0) {
+		unit_err(m, "bind failed\n");
+		return -1;
+	}
+	hk.nev = 0;
+	io_reset();
+	return 0;
+}
+
+/* Engine @e runs TSG @t: context valid, id @t of type TSG, engine busy (gv11b's fields). */
+static void engine_runs(struct gk20a *g, u32 e, u32 t)
+{
+	nvgpu_posix_io_writel_reg_space(g, fifo_engine_status_r(e),
+		(t & 0xfffU) | (fifo_engine_status_id_type_tsgid_v() << 12U) |
+		(fifo_engine_status_ctx_status_valid_v() << 13U) |
+		(fifo_engine_status_engine_busy_v() << 31U));
+}
+
+/*
+ * Bound under GATE with {L0 M2}: nvgpu_gcaps_gate() disables H1's and L3's channels and leaves
+ * L0's and M2's enabled (HANDOVER: no engine busy), under one gk20a_busy/gk20a_idle pair, with
+ * no runlist register touched; every build still lists all four TSGs, as stock (the builder
+ * reads the set, in both orders), and the submitted runlist is the stock one.
+ */
+static int test_gate_bind(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct pw p0;
+	u32 reads;
+	int err;
+
+	if (gate_start(m, g, 0x5U) != 0 || power_counts(m, &p0) != 0) {
+		goto fail;
+	}
+	err = nvgpu_gcaps_gate(g);
+	if (err != NVGPU_GCAPS_GATE_HANDOVER) {
+		unit_err(m, "gate returned %d, expected HANDOVER\n", err);
+		goto fail;
+	}
+	if (check_enabled(m, g, "gate {L0 M2}", 0x5U) != 0 ||
+	    no_runlist_io(m, "gate {L0 M2}") != 0 ||
+	    power_delta(m, "gate {L0 M2}", &p0, 1, 1, 1) != 0) {
+		goto fail;
+	}
+	if (io.preempts != 0U) {
+		unit_err(m, "gate {L0 M2}: preempted with every engine idle\n");
+		goto fail;
+	}
+	reads = hk.reads;
+	if (check_runlist(m, g, "gate {L0 M2}: runlist, interleaved", 0xfU, true) != 0 ||
+	    check_runlist(m, g, "gate {L0 M2}: runlist, flat", 0xfU, false) != 0 ||
+	    hk.reads == reads) {
+		unit_err(m, "under GATE the runlist is not stock\n");
+		goto fail;
+	}
+	g->runlist_interleave = true;
+	if (check_enabled(m, g, "gate {L0 M2}, after the reloads", 0x5U) != 0) {
+		goto fail;
+	}
+	stop(g);
+	return UNIT_SUCCESS;
+fail:
+	stop(g);
+	unit_return_fail(m, "gate at bind\n");
+}
+
+/*
+ * A begin that takes the GPU from a running TSG: bound under GATE with {H1}, the GR engine
+ * busy with H1; publish {L0} and gate: H1's channels disabled, then H1 preempted (fifo_preempt
+ * written with H1's id and type TSG after the disables), its completion polled (engine status
+ * read after the preempt), and only then L0's channels enabled; PREEMPTED, no runlist register
+ * touched. A TSG that stays eligible is not preempted: {L0 M2} with the engine busy with L0 is
+ * a HANDOVER.
+ */
+static int test_gate_preempt(struct unit_module *m, struct gk20a *g, void *args)
+{
+	u32 h1 = s.tsg[1]->tsgid;
+	int err;
+
+	if (gate_start(m, g, 0x2U) != 0 || nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
+	    check_enabled(m, g, "gate {H1}", 0x2U) != 0) {
+		goto fail;
+	}
+	engine_runs(g, 0U, h1);
+	io_reset();
+	publish_gate(0x1U);
+	err = nvgpu_gcaps_gate(g);
+	if (err != NVGPU_GCAPS_GATE_PREEMPTED) {
+		unit_err(m, "gate {L0} with H1 running returned %d, expected PREEMPTED\n", err);
+		goto fail;
+	}
+	if (io.preempts != 1U ||
+	    (io.preempt & 0xfffU) != h1 ||
+	    (io.preempt & fifo_preempt_type_tsg_f()) == 0U) {
+		unit_err(m, "preempt: %u writes, last 0x%08x; expected one of TSG %u\n",
+			 io.preempts, io.preempt, h1);
+		goto fail;
+	}
+	if (write_pos(0x2U, false, true) >= io.preempt_seq) {
+		unit_err(m, "H1 preempted before its channels were disabled\n");
+		goto fail;
+	}
+	if (io.eng_read_seq <= io.preempt_seq) {
+		unit_err(m, "the preempt's completion was not polled\n");
+		goto fail;
+	}
+	if (write_pos(0x1U, true, false) <= io.eng_read_seq) {
+		unit_err(m, "L0 enabled before H1's preempt completed\n");
+		goto fail;
+	}
+	if (check_enabled(m, g, "gate {L0}, H1 preempted", 0x1U) != 0 ||
+	    no_runlist_io(m, "gate {L0}, H1 preempted") != 0) {
+		goto fail;
+	}
+	/* the engine busy with a TSG that stays eligible: no preempt */
+	engine_runs(g, 0U, s.tsg[0]->tsgid);
+	io_reset();
+	publish_gate(0x5U);
+	err = nvgpu_gcaps_gate(g);
+	if (err != NVGPU_GCAPS_GATE_HANDOVER || io.preempts != 0U) {
+		unit_err(m, "gate {L0 M2} with L0 running: %d, %u preempts\n", err, io.preempts);
+		goto fail;
+	}
+	if (check_enabled(m, g, "gate {L0 M2}, L0 running", 0x5U) != 0) {
+		goto fail;
+	}
+	nvgpu_posix_io_writel_reg_space(g, fifo_engine_status_r(0U), 0U);
+	stop(g);
+	return UNIT_SUCCESS;
+fail:
+	nvgpu_posix_io_writel_reg_space(g, fifo_engine_status_r(0U), 0U);
+	stop(g);
+	unit_return_fail(m, "gate preempt\n");
+}
+
+/*
+ * An end with every engine idle: bound under GATE with {H1}; publish {M2} and gate: H1's
+ * channels disabled and M2's enabled after them, HANDOVER, no preempt, no runlist submit, base
+ * or PENDING poll, and each engine's status read once (the check, no poll).
+ */
+static int test_gate_handover(struct unit_module *m, struct gk20a *g, void *args)
+{
+	int err;
+
+	if (gate_start(m, g, 0x2U) != 0 || nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER) {
+		goto fail;
+	}
+	io_reset();
+	publish_gate(0x4U);
+	err = nvgpu_gcaps_gate(g);
+	if (err != NVGPU_GCAPS_GATE_HANDOVER) {
+		unit_err(m, "gate {M2} returned %d, expected HANDOVER\n", err);
+		goto fail;
+	}
+	if (check_enabled(m, g, "end: gate {M2}", 0x4U) != 0 ||
+	    no_runlist_io(m, "end: gate {M2}") != 0) {
+		goto fail;
+	}
+	if (io.preempts != 0U || io.eng_reads != g->fifo.num_engines) {
+		unit_err(m, "end: %u preempts, %u engine status reads (expected 0, %u)\n",
+			 io.preempts, io.eng_reads, g->fifo.num_engines);
+		goto fail;
+	}
+	if (write_pos(0x4U, true, false) <= write_pos(0x2U, false, true)) {
+		unit_err(m, "end: M2 enabled before H1 was disabled\n");
+		goto fail;
+	}
+	stop(g);
+	return UNIT_SUCCESS;
+fail:
+	stop(g);
+	unit_return_fail(m, "gate handover\n");
+}
+
+/*
+ * The user's enable and disable under GATE (TSG enable/disable ops, what the TSG ioctls call):
+ * bound with {L0}, gated. Enabling H1 (not eligible) writes no enable and leaves it disabled;
+ * disabling M2 (not eligible) is written. Then {L0 H1 M2} and gate: H1 enabled (its user wants
+ * it), M2 stays disabled (its user disabled it); enabling M2 now is written.
+ */
+static int test_gate_user_enable(struct unit_module *m, struct gk20a *g, void *args)
+{
+	u32 en;
+
+	if (gate_start(m, g, 0x1U) != 0 || nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
+	    check_enabled(m, g, "gate {L0}", 0x1U) != 0) {
+		goto fail;
+	}
+	io_reset();
+	g->ops.tsg.enable(s.tsg[1]);
+	if (io.enables != 0U || check_enabled(m, g, "user enabled H1, gated", 0x1U) != 0) {
+		unit_err(m, "a user enable of a gated TSG wrote %u enables\n", io.enables);
+		goto fail;
+	}
+	g->ops.tsg.disable(s.tsg[2]);
+	publish_gate(0x7U);
+	if (nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
+	    check_enabled(m, g, "gate {L0 H1 M2}, M2 disabled by its user", 0x3U) != 0) {
+		goto fail;
+	}
+	en = io.enables;
+	g->ops.tsg.enable(s.tsg[2]);
+	if (io.enables == en || check_enabled(m, g, "user enabled M2, eligible", 0x7U) != 0) {
+		goto fail;
+	}
+	stop(g);
+	return UNIT_SUCCESS;
+fail:
+	stop(g);
+	unit_return_fail(m, "user enable under gate\n");
+}
+
+/*
+ * Railgate under GATE, {L0 H1}: suspend disables every channel (nvgpu's own suspend), gate on
+ * the powered-off GPU is -EAGAIN with no register access; resume binds every channel again
+ * (g->ops.channel.bind, the HAL's own enable write): only L0's and H1's channels come back
+ * enabled, and the resumed runlist is the stock one (all four). Preemption is stubbed as in
+ * railgate.
+ */
+static int test_gate_railgate(struct unit_module *m, struct gk20a *g, void *args)
+{
+	__typeof__(g->ops.fifo.preempt_tsg) preempt_tsg = g->ops.fifo.preempt_tsg;
+	__typeof__(g->ops.fifo.preempt_channel) preempt_channel = g->ops.fifo.preempt_channel;
+#ifdef GCAPS_R36
+	__typeof__(g->ops.tsg.add_subctx_channel_hw) add_subctx = g->ops.tsg.add_subctx_channel_hw;
+#endif
+	int err, ret = UNIT_FAIL;
+
+	if (gate_start(m, g, 0x3U) != 0 || nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER) {
+		goto out;
+	}
+	g->ops.fifo.preempt_tsg = stub_preempt_tsg;
+	g->ops.fifo.preempt_channel = stub_preempt_channel;
+#ifdef GCAPS_R36
+	g->ops.tsg.add_subctx_channel_hw = NULL;
+#endif
+	err = nvgpu_channel_suspend_all_serviceable_ch(g);
+	if (err != 0 || check_enabled(m, g, "suspended", 0U) != 0) {
+		unit_err(m, "suspend: %d\n", err);
+		goto out;
+	}
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_OFF);
+	io_reset();
+	err = nvgpu_gcaps_gate(g);
+	if (err != -EAGAIN || io.seq != 0U) {
+		unit_err(m, "railgated: gate returned %d, %u register accesses\n", err, io.seq);
+		goto out;
+	}
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERING_ON);
+	err = nvgpu_channel_resume_all_serviceable_ch(g);
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_ON);
+	if (err != 0 || check_enabled(m, g, "resumed, gate {L0 H1}", 0x3U) != 0 ||
+	    check_submitted(m, g, "resumed, gate {L0 H1}: runlist", 0xfU, true) != 0) {
+		unit_err(m, "resume: %d\n", err);
+		goto out;
+	}
+	ret = UNIT_SUCCESS;
+out:
+	g->ops.fifo.preempt_tsg = preempt_tsg;
+	g->ops.fifo.preempt_channel = preempt_channel;
+#ifdef GCAPS_R36
+	g->ops.tsg.add_subctx_channel_hw = add_subctx;
+#endif
+	stop(g);
+	if (ret != UNIT_SUCCESS) {
+		unit_return_fail(m, "railgate under gate\n");
+	}
+	return ret;
+}
+
+/*
+ * Recovery under GATE, {L0 H1}: what an unknown-id recovery does, with nvgpu's functions: the
+ * TSG it aborts disabled (nvgpu_tsg_abort() disables it through g->ops.tsg.disable, done here
+ * alone) and the runlist emptied (nvgpu_runlist_update_locked(NULL, false), as in recovery);
+ * then recovered() (rc.c's nvgpu_gcaps_recovered()): once. gcaps's next gate, {L0 H1 M2},
+ * rebuilds and submits the runlist first (stock: all four, PENDING polled) and enables M2,
+ * keeps L0 and leaves the aborted H1 disabled, as stock nvgpu does; the gate after it touches
+ * no runlist register.
+ */
+static int test_gate_recovery(struct unit_module *m, struct gk20a *g, void *args)
+{
+	if (gate_start(m, g, 0x3U) != 0 || nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER) {
+		goto fail;
+	}
+	hk.recovered = 0;
+	g->ops.tsg.disable(s.tsg[1]);
+	if (gcaps_clear_runlist(g, s.rl) != 0 || s.rl->domain->mem_hw->count != 0U) {
+		unit_err(m, "the recovery's runlist clear failed\n");
+		goto fail;
+	}
+	nvgpu_gcaps_recovered(g);
+	if (hk.recovered != 1U) {
+		unit_err(m, "recovered() called %u times\n", hk.recovered);
+		goto fail;
+	}
+	io_reset();
+	publish_gate(0x7U);
+	if (nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
+	    resubmitted(m, g, "first gate after the recovery", 0) != 0 ||
+	    check_submitted(m, g, "first gate after the recovery: runlist", 0xfU, true) != 0 ||
+	    check_enabled(m, g, "after the recovery of H1, gate {L0 H1 M2}", 0x5U) != 0) {
+		goto fail;
+	}
+	io_reset();
+	if (nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
+	    no_runlist_io(m, "second gate after the recovery") != 0) {
+		goto fail;
+	}
+	g->ops.tsg.enable(s.tsg[1]);	/* back to the scenario's state */
+	stop(g);
+	return UNIT_SUCCESS;
+fail:
+	stop(g);
+	unit_return_fail(m, "recovery under gate\n");
+}
+
+/*
+ * Unbind under GATE (gcaps's ops->detach and the driver's unregister both end here), {L0},
+ * gated, L3 disabled by its user: every channel back to what nvgpu last asked for (L0 H1 M2
+ * enabled, L3 not), no runlist register touched, one busy/idle pair; afterwards an enable is
+ * written as stock.
+ */
+static int test_gate_unbind(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct pw p0;
+
+	if (gate_start(m, g, 0x1U) != 0 || nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER) {
+		goto fail;
+	}
+	g->ops.tsg.disable(s.tsg[3]);
+	io_reset();
+	if (power_counts(m, &p0) != 0) {
+		goto fail;
+	}
+	nvgpu_gcaps_unbind(g);
+	if (check_enabled(m, g, "unbound from gate", 0x7U) != 0 ||
+	    no_runlist_io(m, "unbound from gate") != 0 ||
+	    power_delta(m, "unbound from gate", &p0, 1, 1, 1) != 0) {
+		goto fail;
+	}
+	g->ops.tsg.enable(s.tsg[3]);
+	if (check_enabled(m, g, "unbound, user enabled L3", 0xfU) != 0) {
+		goto fail;
+	}
+	stop(g);
+	return UNIT_SUCCESS;
+fail:
+	stop(g);
+	unit_return_fail(m, "unbind under gate\n");
 }
 
 #ifdef CONFIG_NVGPU_CHANNEL_TSG_SCHEDULING
@@ -2027,6 +2568,13 @@ struct unit_module_test nvgpu_gcaps_tests[] = {
 	UNIT_TEST(resubmit_user_domain, test_resubmit_user_domain, NULL, 0),
 #endif
 	UNIT_TEST(noop_update, test_noop_update, NULL, 0),
+	UNIT_TEST(gate_bind, test_gate_bind, NULL, 0),
+	UNIT_TEST(gate_preempt, test_gate_preempt, NULL, 0),
+	UNIT_TEST(gate_handover, test_gate_handover, NULL, 0),
+	UNIT_TEST(gate_user_enable, test_gate_user_enable, NULL, 0),
+	UNIT_TEST(gate_railgate, test_gate_railgate, NULL, 0),
+	UNIT_TEST(gate_recovery, test_gate_recovery, NULL, 0),
+	UNIT_TEST(gate_unbind, test_gate_unbind, NULL, 0),
 #ifdef CONFIG_NVGPU_CHANNEL_TSG_SCHEDULING
 	UNIT_TEST(setters, test_setters, NULL, 0),
 #endif
