@@ -161,7 +161,8 @@ while read -r p f; do passed=$((passed + p)); failed=$((failed + f)); done < <(
   for l in vm-selftest vm-selftest-510 vm-selftest-510-arm64 vm-selftest-oot; do
     sed -nE 's/^vm-selftest: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/$l.log"
   done
-  sed -nE 's/^nvgpu-test: [^ ]+ (gcaps scenarios|contract suite)( \(full profile\))?: ([0-9]+) passed, ([0-9]+) failed.*/\3 \4/p' "$LOGDIR/nvgpu-test.log"
+  sed -nE 's/^nvgpu-test: [^ ]+ gcaps scenarios( \(full profile\))?: ([0-9]+) passed, ([0-9]+) failed.*/\2 \3/p' "$LOGDIR/nvgpu-test.log"
+  sed -nE 's/^nvgpu-test: [^ ]+ contract suite( \(full profile\))?: reload ([0-9]+) passed, ([0-9]+) failed, [0-9]+ skipped; gate ([0-9]+) passed, ([0-9]+) failed.*/\2 \3\n\4 \5/p' "$LOGDIR/nvgpu-test.log"
   sed -nE 's/^nvgpu-linux-glue: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/nvgpu-linux-glue.log"
   sed -nE 's/^dkms-test: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/dkms-test.log"
   sed -nE 's/^contract-check: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$LOGDIR/contract-check.log"

@@ -399,15 +399,17 @@ run_gcaps() {
 }
 
 # run_contract TREE LOGDIR LINE LABEL: the backend contract suite (tests/contract) on this tree
-# with gcaps's hosted core (units/gcaps-contract); its own counts from the suite's summary.
+# with gcaps's hosted core (units/gcaps-contract), run twice: gcaps loaded with mechanism reload,
+# then gate; the counts from the suite's two summaries, in that order.
 run_contract() {
 	run_units "$1" "$2" contract nvgpu-gcaps-contract
-	local sum
-	sum=$(sed -n -E 's/^contract: ([0-9]+ passed, [0-9]+ failed, [0-9]+ skipped)$/\1/p' \
-		"$2/run-contract.log" | tail -n 1)
-	[[ -n "$sum" ]] || die "$3: the contract suite printed no summary (log: $2/run-contract.log)"
-	echo "$me: $3 contract suite$4: $sum (tests/contract on nvgpu, gcaps.ko's backend.c and core" \
-		"hosted in the process through patch 0004's adapter; run $r_secs s)"
+	local sums
+	mapfile -t sums < <(sed -n -E \
+		's/^contract: ([0-9]+ passed, [0-9]+ failed, [0-9]+ skipped)$/\1/p' "$2/run-contract.log")
+	[[ ${#sums[@]} -eq 2 ]] ||
+		die "$3: the contract suite printed ${#sums[@]} summaries, not 2 (reload, gate) (log: $2/run-contract.log)"
+	echo "$me: $3 contract suite$4: reload ${sums[0]}; gate ${sums[1]} (tests/contract on nvgpu," \
+		"gcaps.ko's backend.c and core hosted in the process through patch 0004's adapter; run $r_secs s)"
 	check_run "$3 contract suite$4" "$2/run-contract.log"
 }
 
