@@ -83,6 +83,7 @@ if [[ $line == r36* ]]; then
 	mut T1-bind-enables-gated-channel hal/fifo/channel_gv11b_fusa.c 's|if (nvgpu_gcaps_enable_begin(ch)) {|if (nvgpu_gcaps_enable_begin(ch) \|\| true) {|'
 else
 	mut T1-bind-enables-gated-channel hal/fifo/channel_gm20b_fusa.c 's|if (nvgpu_gcaps_enable_begin(c)) {|if (nvgpu_gcaps_enable_begin(c) \|\| true) {|'
+	mut T11-ga10b-bind-enables-gated-channel hal/fifo/channel_ga10b_fusa.c 's|if (nvgpu_gcaps_enable_begin(ch)) {|if (nvgpu_gcaps_enable_begin(ch) \|\| true) {|'
 fi
 mut T2-enable-ignores-gate common/fifo/gcaps.c '/^void nvgpu_gcaps_channel_enable(/,/^}/s|if (nvgpu_gcaps_enable_begin(ch)) {|if (nvgpu_gcaps_enable_begin(ch) \|\| true) {|'
 mut T3-no-preempt common/fifo/gcaps.c 's|^\t\tif (tsgid == NVGPU_INVALID_TSG_ID) {|\t\tif (true) {|'

@@ -63,6 +63,7 @@
 #include "gcaps-fifo-setup.h"
 #ifdef GCAPS_PATCHED
 #include "hal/fifo/runlist_fifo_ga10b.h"
+#include "hal/fifo/channel_ga10b.h"
 #endif
 
 #define NT		4U	/* TSGs */
@@ -154,7 +155,33 @@ static struct {
 	u32 preempts;			/* fifo_preempt (0x2634) writes */
 	u32 preempt, preempt_seq;	/* the last one's value and position */
 	u32 eng_reads, eng_read_seq;	/* engine status reads (engines 0..2), the last one */
+	u32 ccsr;			/* CCSR channel register writes */
 } io;
+
+#ifdef GCAPS_PATCHED
+/*
+ * ga10b (Orin) channel enables: each runlist's CHRAM at a synthesized chram_bar0_offset (a
+ * register space of our own): GA_CHRAM_BASE + id * GA_CHRAM_STRIDE. While `on`, the channel
+ * enable state is CHRAM's (an enable_channel or disable_channel update written to the
+ * channel's entry), kept here across io_reset().
+ */
+#define GA_CHRAM_BASE	0x00c10000U
+#define GA_CHRAM_STRIDE	0x1000U
+static struct {
+	bool on;
+	u8 ch[NCH];
+} chram;
+
+/* A CHRAM channel entry: its runlist id, and *chid the channel. */
+static int chram_reg(u32 addr, u32 *chid)
+{
+	if (addr < GA_CHRAM_BASE || addr >= GA_CHRAM_BASE + MAX_RL * GA_CHRAM_STRIDE) {
+		return -1;
+	}
+	*chid = ((addr - GA_CHRAM_BASE) % GA_CHRAM_STRIDE) / 4U;
+	return (int)((addr - GA_CHRAM_BASE) / GA_CHRAM_STRIDE);
+}
+#endif
 
 /* Copy what nvgpu last submitted on runlist 0; check the submit register's length. */
 static int snapshot(struct unit_module *m, struct gk20a *g, struct rl_view *v)
@@ -900,11 +927,24 @@ static int ga_reg(u32 addr, u32 *off)
 
 static void rec_writel(struct gk20a *g, struct nvgpu_reg_access *a)
 {
-	u32 off;
+	u32 off, chid;
 	int ga = ga_reg(a->addr, &off);
 
 	io.seq++;
-	if (ga >= 0) {
+	if (chram_reg(a->addr, &chid) >= 0 && chid < NCH) {
+		if (a->value == runlist_chram_channel_update_enable_channel_v()) {
+			chram.ch[chid] = 1U;
+			io.enables++;
+			io.en_seq[chid] = io.seq;
+			if (io.en_first[chid] == 0U) {
+				io.en_first[chid] = io.seq;
+			}
+		} else if (a->value == runlist_chram_channel_update_disable_channel_v()) {
+			chram.ch[chid] = 0U;
+			io.disables++;
+			io.dis_seq[chid] = io.seq;
+		}
+	} else if (ga >= 0) {
 		u32 id = (u32)ga;
 
 		if (off == runlist_submit_r()) {
@@ -937,6 +977,7 @@ static void rec_writel(struct gk20a *g, struct nvgpu_reg_access *a)
 		u32 chid = (a->addr - ccsr_channel_r(0U)) / (ccsr_channel_r(1U) - ccsr_channel_r(0U));
 		u32 en = nvgpu_posix_io_readl_reg_space(g, a->addr) & 1U;
 
+		io.ccsr++;
 		if ((a->value & ccsr_channel_enable_set_true_f()) != 0U) {
 			en = 1U;
 			io.enables++;
@@ -1895,8 +1936,10 @@ static int enabled_tsgs(struct unit_module *m, struct gk20a *g, const char *labe
 		u32 n = 0;
 
 		for (j = 0; j < nch[i]; j++) {
-			n += ccsr_channel_enable_v(nvgpu_posix_io_readl_reg_space(g,
-					ccsr_channel_r(s.ch[i][j]->chid)));
+			u32 chid = s.ch[i][j]->chid;
+
+			n += chram.on ? chram.ch[chid] : ccsr_channel_enable_v(
+				nvgpu_posix_io_readl_reg_space(g, ccsr_channel_r(chid)));
 		}
 		if (n != 0U && n != nch[i]) {
 			unit_err(m, "%s: %s has %u of %u channels enabled\n", label, names[i], n,
@@ -2324,6 +2367,90 @@ fail:
 }
 
 /*
+ * Orin's channel enable HAL under GATE: the channel enable/disable ops switched to ga10b's
+ * (hal/fifo/channel_ga10b_fusa.c: one write of the channel's CHRAM entry at the runlist's
+ * chram_bar0_offset, update code enable_channel or disable_channel) and every active runlist
+ * given a synthesized CHRAM base. The user enables all four unbound (stock: all enabled in
+ * CHRAM); bound with {L0 M2}: gate gives L0 M2 enabled, H1 L3 disabled, HANDOVER, no runlist
+ * register and no CCSR register written; {H1}: only H1, and ga10b's channel bind
+ * (ga10b_channel_bind, as setup_bind and resume call it; R35 writes CHRAM itself, R36 through
+ * nvgpu_channel_enable) of one of L0's channels leaves it disabled; unbind: all four. Not a
+ * ga10b device: FIFO init, engines and preempt stay gv11b's.
+ */
+static int test_gate_ga10b(struct unit_module *m, struct gk20a *g, void *args)
+{
+	struct nvgpu_fifo *f = &g->fifo;
+	__typeof__(g->ops.channel.enable) enable = g->ops.channel.enable;
+	__typeof__(g->ops.channel.disable) disable = g->ops.channel.disable;
+#ifdef GCAPS_R36
+	__typeof__(g->ops.tsg.add_subctx_channel_hw) add_subctx = g->ops.tsg.add_subctx_channel_hw;
+#endif
+	u32 base[MAX_RL], i;
+	int ret = UNIT_FAIL;
+
+	if (nvgpu_posix_io_add_reg_space(g, GA_CHRAM_BASE, MAX_RL * GA_CHRAM_STRIDE) != 0) {
+		unit_return_fail(m, "cannot add the ga10b CHRAM register space\n");
+	}
+	for (i = 0; i < f->num_runlists; i++) {
+		struct nvgpu_runlist *rl = &f->active_runlists[i];
+
+		base[i] = rl->chram_bar0_offset;
+		rl->chram_bar0_offset = GA_CHRAM_BASE + rl->id * GA_CHRAM_STRIDE;
+	}
+	g->ops.channel.enable = ga10b_channel_enable;
+	g->ops.channel.disable = ga10b_channel_disable;
+	memset(&chram, 0, sizeof(chram));
+	chram.on = true;
+	if (gate_start(m, g, 0x5U) != 0) {
+		goto out;
+	}
+	if (nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
+	    check_enabled(m, g, "ga10b: gate {L0 M2}", 0x5U) != 0 ||
+	    no_runlist_io(m, "ga10b: gate {L0 M2}") != 0) {
+		goto out;
+	}
+	if (io.ccsr != 0U || io.disables == 0U) {
+		unit_err(m, "ga10b: %u CCSR writes, %u CHRAM disables\n", io.ccsr, io.disables);
+		goto out;
+	}
+	io_reset();
+	publish_gate(0x2U);
+	if (nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
+	    check_enabled(m, g, "ga10b: gate {H1}", 0x2U) != 0 ||
+	    no_runlist_io(m, "ga10b: gate {H1}") != 0 || io.ccsr != 0U) {
+		goto out;
+	}
+#ifdef GCAPS_R36
+	g->ops.tsg.add_subctx_channel_hw = NULL;
+#endif
+	ga10b_channel_bind(s.ch[0][0]);
+#ifdef GCAPS_R36
+	g->ops.tsg.add_subctx_channel_hw = add_subctx;
+#endif
+	if (check_enabled(m, g, "ga10b: gate {H1}, an L0 channel bound", 0x2U) != 0) {
+		goto out;
+	}
+	nvgpu_gcaps_unbind(g);
+	if (check_enabled(m, g, "ga10b: unbound from gate", 0xfU) != 0) {
+		goto out;
+	}
+	ret = UNIT_SUCCESS;
+out:
+	stop(g);
+	g->ops.channel.enable = enable;
+	g->ops.channel.disable = disable;
+	chram.on = false;
+	for (i = 0; i < f->num_runlists; i++) {
+		f->active_runlists[i].chram_bar0_offset = base[i];
+	}
+	nvgpu_posix_io_delete_reg_space(g, GA_CHRAM_BASE);
+	if (ret != UNIT_SUCCESS) {
+		unit_return_fail(m, "ga10b channel enables under gate\n");
+	}
+	return ret;
+}
+
+/*
  * Unbind under GATE (gcaps's ops->detach and the driver's unregister both end here), {L0},
  * gated, L3 disabled by its user: every channel back to what nvgpu last asked for (L0 H1 M2
  * enabled, L3 not), no runlist register touched, one busy/idle pair; afterwards an enable is
@@ -2575,6 +2702,7 @@ struct unit_module_test nvgpu_gcaps_tests[] = {
 	UNIT_TEST(gate_railgate, test_gate_railgate, NULL, 0),
 	UNIT_TEST(gate_recovery, test_gate_recovery, NULL, 0),
 	UNIT_TEST(gate_unbind, test_gate_unbind, NULL, 0),
+	UNIT_TEST(gate_ga10b, test_gate_ga10b, NULL, 0),
 #ifdef CONFIG_NVGPU_CHANNEL_TSG_SCHEDULING
 	UNIT_TEST(setters, test_setters, NULL, 0),
 #endif
