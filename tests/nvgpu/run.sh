@@ -293,6 +293,10 @@ build_tree() {
 		for f in "$here"/units/gcaps-contract/*; do
 			install_file "$f" "$us/units/gcaps-contract/$(basename "$f")"
 		done
+		# Built afresh every run (three files): its objects depend on this checkout's
+		# headers (module/include, tests/contract) and on the host library, which nvgpu's
+		# unit makefiles do not track, so a kept object could be of another contract ABI.
+		rm -f "$us/units/gcaps-contract"/*.o "$us/units/gcaps-contract"/*.so
 		ours+=("$us/units/gcaps-contract")
 	fi
 
