@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * gcaps_simgpu engine: the hrtimer state machine (hard-irq context) that fetches the submitted
- * runlist at a scheduling point and executes it round robin over the listed TSGs with work,
- * each for its encoded timeslice, with the context-switch cost theta_us between TSGs. Everything
+ * runlist at a scheduling point and executes it round robin over the listed TSGs with work and
+ * an enabled channel, each for its encoded timeslice, with the context-switch cost theta_us
+ * between TSGs; and the TSG preempt (theta_us to save the context, then a completion). Everything
  * here runs under eng.lock (simgpu.h: the lock order); every entry first catches the model up
  * with real time (eng_advance), so each event happens at its own time.
  */
@@ -28,6 +29,12 @@ static int eng_index(const struct simgpu_rl_tsg *rl, u32 n, int id)
 	return -1;
 }
 
+/* The host scheduler considers a TSG only while one of its channels is enabled. */
+static bool eng_enabled(const struct simgpu_tsg *t)
+{
+	return t && t->ch_en;
+}
+
 bool eng_stalled(u64 t)
 {
 	return eng.stall_until && t < eng.stall_until;
@@ -42,6 +49,8 @@ static u64 eng_next_event(void)
 	switch (eng.state) {
 	case ENG_SWITCHING:
 		return min(t, eng.switch_end);
+	case ENG_PREEMPTING:	/* a hung engine (stall) acknowledges no preempt */
+		return min(t, eng_stalled(eng.clock) ? max(eng.preempt_end, t) : eng.preempt_end);
 	case ENG_RUNNING:
 		it = eng_head(eng_tsg(eng.cur));
 		if (!it)	/* cannot happen: RUNNING means cur has a head item */
@@ -120,8 +129,11 @@ static int eng_pick(int after)
 			start++;
 	}
 	for (k = 0; k < eng.rl_n; k++) {
+		struct simgpu_tsg *t;
+
 		i = (start + k) % eng.rl_n;
-		if (eng_head(eng_tsg(eng.rl[i].tsgid)))
+		t = eng_tsg(eng.rl[i].tsgid);
+		if (eng_head(t) && eng_enabled(t))
 			return i;
 	}
 	return -1;
@@ -135,10 +147,12 @@ void eng_sched(u64 t, bool slice_over)
 	int i, cur_i;
 
 	eng_take(t);
+	if (eng.state == ENG_PREEMPTING)
+		return;			/* the preempt's end is the next scheduling point */
 	c = eng_tsg(eng.cur);
 	it = eng_head(c);
 	cur_i = eng_index(eng.rl, eng.rl_n, eng.cur);
-	if (it && cur_i >= 0 && !eng.held) {
+	if (it && cur_i >= 0 && eng_enabled(c) && !eng.held) {
 		if (eng.state == ENG_SWITCHING)
 			return;			/* still loading a listed TSG with work */
 		if (eng.state == ENG_RUNNING && !slice_over) {
@@ -188,6 +202,39 @@ bool eng_submit_is_point(void)
 	return eng.state == ENG_IDLE || eng_index(eng.rl_next, eng.rl_next_n, eng.cur) < 0;
 }
 
+/* TSG @id is on the engine: switching in, running work, or being preempted. */
+bool eng_on_engine(int id)
+{
+	return eng.state != ENG_IDLE && eng.cur == id;
+}
+
+/*
+ * The TSG preempt of cur (on the engine): its running item loses the engine at once, saving
+ * its context takes theta_us; then eng.preempted completes and the engine picks as after idle.
+ * Called when cur is switching in or running; a preempt already in progress goes on.
+ */
+void eng_preempt_start(void)
+{
+	if (eng.state == ENG_PREEMPTING)
+		return;
+	eng_preempt_cur();
+	reinit_completion(&eng.preempted);
+	eng.state = ENG_PREEMPTING;
+	eng.last_ctx = -1;
+	eng.preempt_end = eng.clock + (u64)theta_us * NSEC_PER_USEC;
+}
+
+/* The preempt in progress ends (its context is saved, or a recovery cleared the engine). */
+void eng_preempt_clear(void)
+{
+	if (eng.state != ENG_PREEMPTING)
+		return;
+	eng.state = ENG_IDLE;
+	eng.cur = -1;
+	eng.last_ctx = -1;
+	complete(&eng.preempted);
+}
+
 /* Handle the event due at @t. */
 static void eng_step(u64 t)
 {
@@ -202,9 +249,20 @@ static void eng_step(u64 t)
 		}
 	}
 	switch (eng.state) {
+	case ENG_PREEMPTING:
+		if (t >= eng.preempt_end && !eng_stalled(t)) {
+			eng_preempt_clear();
+			eng_sched(t, false);
+		}
+		break;
 	case ENG_SWITCHING:
 		if (t >= eng.switch_end) {
-			eng_run(t);
+			if (eng_enabled(eng_tsg(eng.cur))) {
+				eng_run(t);
+			} else {	/* disabled while switching in: it runs nothing */
+				eng.state = ENG_IDLE;
+				eng.cur = -1;
+			}
 			eng_sched(t, false);
 		}
 		break;

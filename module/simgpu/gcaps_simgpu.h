@@ -114,7 +114,11 @@ struct simgpu_timeslice {
 /*
  * SIMGPU_IOC_RUNLIST: the runlist the engine executes (raw little-endian words as the engine
  * read them, 4 per entry) and the engine's counters. Any caller may read it. The kernel writes
- * at most words_cap words and reports the full entry count.
+ * at most words_cap words and reports the full entry count. Since VER1 also the channels'
+ * enable state (the engine skips a TSG whose channels are all disabled; the driver writes a
+ * TSG's channels together) as a bitmap of TSG ids, at most enabled_cap 64-bit words (bit i of
+ * word i / 64: TSG i is open and its channels are enabled), and gcaps's mechanism gate's
+ * counters. Under mechanism gate a change of gcaps's decision is a gate, not a submit.
  */
 struct simgpu_runlist {
 	__u32 size;			/* in */
@@ -134,8 +138,17 @@ struct simgpu_runlist {
 	__u64 decode_errors;		/* out: malformed runlists seen by the engine (must stay 0) */
 	__u32 theta_us;			/* out: module parameter */
 	__u32 num_tsgs;			/* out: open TSGs */
+	/* VER1 */
+	__u64 gates;			/* out: ops->gate calls (enable state written, no submit) */
+	__u64 gate_preempts;		/* out: gates that preempted a TSG on the engine */
+	__u64 preempt_timeouts;		/* out: TSG preempts not complete within
+					 * submit_timeout_ms (recovery ran) */
+	__u64 enabled_ptr;		/* in: user address of __u64[enabled_cap] */
+	__u32 enabled_cap;		/* in: 64-bit words at enabled_ptr (0: none written) */
+	__u32 gate;			/* out: 1 if bound to gcaps with mechanism gate */
 };
 #define SIMGPU_RUNLIST_SIZE_VER0	104
+#define SIMGPU_RUNLIST_SIZE_VER1	144
 
 /*
  * SIMGPU_IOC_TEST_EXCLUDE (test knob, CAP_SYS_ADMIN): keep a TSG off (or put it back on) every

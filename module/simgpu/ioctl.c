@@ -172,7 +172,8 @@ static long simgpu_ioc_runlist(unsigned long uarg)
 {
 	struct simgpu_runlist a;
 	unsigned long flags;
-	u32 usize, words = 0;
+	u32 usize, words = 0, id;
+	u64 *en;
 	__le32 *copy;
 	int ret;
 
@@ -182,8 +183,12 @@ static long simgpu_ioc_runlist(unsigned long uarg)
 	if (a.flags)
 		return -EINVAL;
 	copy = kvmalloc_array(sg.buf_cap, ENTRY_WORDS * sizeof(__le32), GFP_KERNEL);
-	if (!copy)
+	en = kcalloc(BITS_TO_U64(max_tsgs), sizeof(u64), GFP_KERNEL);
+	if (!copy || !en) {
+		kvfree(copy);
+		kfree(en);
 		return -ENOMEM;
+	}
 	/* Under rl_lock nothing is pending, so the active buffer cannot change or be written. */
 	rt_mutex_lock(&sg.rl_lock);
 	a.bound = !!sg.calls;
@@ -199,7 +204,14 @@ static long simgpu_ioc_runlist(unsigned long uarg)
 	a.preemptions = eng.preemptions;
 	a.decode_errors = eng.decode_errors;
 	a.num_tsgs = sg.num_tsgs;
+	a.gates = eng.gates;
+	a.gate_preempts = eng.gate_preempts;
+	a.preempt_timeouts = eng.preempt_timeouts;
+	for (id = 0; id < max_tsgs; id++)
+		if (sg.tsgs[id] && sg.tsgs[id]->ch_en)
+			en[id / 64] |= 1ULL << (id % 64);
 	raw_spin_unlock_irqrestore(&eng.lock, flags);
+	a.gate = sg.gated;
 	if (a.entries)
 		memcpy(copy, sg.buf[a.active_buffer], (size_t)a.entries * ENTRY_WORDS * sizeof(__le32));
 	rt_mutex_unlock(&sg.rl_lock);
@@ -208,7 +220,11 @@ static long simgpu_ioc_runlist(unsigned long uarg)
 	ret = 0;
 	if (words && copy_to_user(u64_to_user_ptr(a.words_ptr), copy, words * sizeof(__le32)))
 		ret = -EFAULT;
+	words = min_t(u32, a.enabled_cap, BITS_TO_U64(max_tsgs));
+	if (words && copy_to_user(u64_to_user_ptr(a.enabled_ptr), en, words * sizeof(u64)))
+		ret = -EFAULT;
 	kvfree(copy);
+	kfree(en);
 	return ret ? ret : simgpu_copy_out(uarg, &a, sizeof(a), usize);
 }
 

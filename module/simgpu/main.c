@@ -47,7 +47,7 @@ static_assert(sizeof(struct simgpu_tsg_info) == SIMGPU_TSG_INFO_SIZE_VER0);
 static_assert(sizeof(struct simgpu_submit) == SIMGPU_SUBMIT_SIZE_VER0);
 static_assert(sizeof(struct simgpu_wait) == SIMGPU_WAIT_SIZE_VER0);
 static_assert(sizeof(struct simgpu_timeslice) == SIMGPU_TIMESLICE_SIZE_VER0);
-static_assert(sizeof(struct simgpu_runlist) == SIMGPU_RUNLIST_SIZE_VER0);
+static_assert(sizeof(struct simgpu_runlist) == SIMGPU_RUNLIST_SIZE_VER1);
 static_assert(sizeof(struct simgpu_test_exclude) == SIMGPU_TEST_EXCLUDE_SIZE_VER0);
 static_assert(sizeof(struct simgpu_test_stall) == SIMGPU_TEST_STALL_SIZE_VER0);
 static_assert(sizeof(struct simgpu_test_hold) == SIMGPU_TEST_HOLD_SIZE_VER0);
@@ -87,6 +87,7 @@ static int simgpu_internal_create(void)
 	INIT_LIST_HEAD(&t->done);
 	t->timeslice_us = timeslice_us;
 	t->internal = true;
+	t->ch_en = GENMASK(channels - 1, 0);	/* no gcaps bound yet: stock */
 	id = ida_alloc_range(&sg.ids, 0, max_tsgs - 1, GFP_KERNEL);
 	if (id < 0) {
 		kfree(t);
@@ -157,6 +158,7 @@ static int __init simgpu_init(void)
 	hrtimer_init(&eng.timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
 	eng.timer.function = eng_timer_fn;
 	init_completion(&eng.taken);
+	init_completion(&eng.preempted);
 	eng.clock = ktime_get_ns();
 	eng.active = -1;
 	eng.pending = -1;

@@ -10,7 +10,10 @@
  * have work, each for its encoded timeslice, with a context-switch cost theta on every switch
  * between TSGs. It implements the gcaps backend contract (../include/gcaps_backend.h): every
  * runlist it builds is filtered by gcaps's eligible set when gcaps.ko is loaded; without gcaps
- * every TSG is listed (stock round robin). docs/simgpu.md describes the model.
+ * every TSG is listed (stock round robin). Under gcaps's mechanism gate the runlist lists every TSG
+ * and the decision is applied to the channels' enable state instead: the engine skips a TSG whose
+ * channels are all disabled, and ops->gate preempts a TSG that lost the GPU while on the engine.
+ * docs/simgpu.md describes the model.
  *
  * This header is the module's internal interface: the module parameters, the TSG, work item,
  * engine and driver state shared by its files, the lock order, and each file's entry points.
@@ -19,8 +22,8 @@
  *   main.c     module parameters, init and exit, the driver-internal TSG
  *   runlist.c  runlist entry encoding, the engine's decoder, the known-answer self-check
  *   engine.c   the engine: the hrtimer state machine that executes the submitted runlist
- *   driver.c   runlist building and submission, recovery, the gcaps binding (backend ops,
- *              bind/unbind), random driver-initiated rebuilds
+ *   driver.c   runlist building and submission, channel enable state, TSG preempt, recovery,
+ *              the gcaps binding (backend ops, bind/unbind), random driver-initiated rebuilds
  *   tsg.c      TSG lifecycle (open and release of /dev/gcaps_simgpu) and queueing work items
  *   ioctl.c    the ioctls of /dev/gcaps_simgpu and /dev/gcaps_simgpu_ctl, the misc devices
  *
@@ -29,10 +32,12 @@
  *   sg.bind_lock (mutex)      serialises binding to and unbinding from gcaps (module init and
  *                             exit, module notifier). Held across gcaps_backend_register() and
  *                             calls->unregister(), never across anything that takes it again.
- *   gcaps update lock         gcaps.ko's rt_mutex; gcaps holds it around ops->resubmit/detach.
+ *   gcaps update lock         gcaps.ko's rt_mutex; gcaps holds it around ops->resubmit/gate/
+ *                             detach.
  *   sg.rl_lock (rt_mutex)     the runlist lock: the runlist buffers, building and submitting
- *                             (held across the wait until the submit is no longer pending), the
- *                             TSG table (writers also hold eng.lock), each TSG's timeslice, the
+ *                             (held across the wait until the submit is no longer pending, and
+ *                             across ops->gate's preempt wait), the decision last read (sg.elig),
+ *                             the TSG table (writers also hold eng.lock), each TSG's timeslice, the
  *                             gcaps binding (sg.be, sg.calls), the test exclusions. Priority
  *                             inheritance: an updater at the gcaps ceiling that waits for it
  *                             boosts a best-effort holder (open, close, random rebuild).
@@ -40,7 +45,8 @@
  *   snapshot seqcount         which the driver calls only under rl_lock (so detach, which takes
  *                             rl_lock, waits for calls in flight).
  *   eng.lock (raw spinlock,   the engine: its clock, active and pending runlist, current TSG,
- *             irqs off)       counters, and every TSG's work items. Taken by the hrtimer and by
+ *             irqs off)       the TSG preempt, counters, every TSG's work items and channel
+ *                             enable bits (hardware state). Taken by the hrtimer and by
  *                             process context. Under it only the hrtimer base lock and completion
  *                             wake-ups (both raw) are taken; nothing is allocated or freed.
  */
@@ -123,6 +129,8 @@ struct simgpu_tsg {
 	__le32 ch_words[SIMGPU_MAX_CHANNELS][ENTRY_WORDS];	/* encoded once at open */
 	struct list_head queue;		/* eng.lock: unfinished items, FIFO; head = executing */
 	struct list_head done;		/* eng.lock: finished items not yet collected */
+	u32 ch_en;			/* eng.lock: channel k enabled (bit k); the engine skips the
+					 * TSG while all are disabled */
 	u32 nitems;			/* eng.lock: on both lists */
 	u64 last_seqno;			/* eng.lock */
 };
@@ -137,6 +145,8 @@ enum simgpu_eng_state {
 	ENG_IDLE,			/* nothing to run */
 	ENG_SWITCHING,			/* loading cur's context until switch_end (theta) */
 	ENG_RUNNING,			/* executing the head item of cur until its slice ends */
+	ENG_PREEMPTING,			/* saving cur's context until preempt_end (theta); then the
+					 * preempt completes and the engine picks as after idle */
 };
 
 /* The engine (engine.c). Everything here is protected by lock. */
@@ -164,9 +174,12 @@ struct simgpu_engine {
 	u64 switch_end;
 	u64 slice_end;
 	u64 slice_ns;			/* cur's timeslice as listed */
+	u64 preempt_end;
+	struct completion preempted;	/* the TSG preempt in progress completed (or was cleared) */
 	/* Counters (SIMGPU_IOC_RUNLIST). */
 	u64 submits, takes, timeouts, recoveries, random_rebuilds;
 	u64 switches, preemptions, decode_errors;
+	u64 gates, gate_preempts, preempt_timeouts;
 };
 
 extern struct simgpu_engine eng;
@@ -178,7 +191,10 @@ struct simgpu {
 	struct gcaps_backend *be;	/* rl_lock: bound gcaps handle, NULL when unbound */
 	const struct gcaps_be_calls *calls;	/* rl_lock: gcaps's table, NULL when unbound */
 	struct completion detached;	/* ops->detach ran (for an exit racing gcaps's exit) */
-	struct gcaps_be_eligible elig;	/* rl_lock: scratch copy of gcaps's decision */
+	struct gcaps_be_eligible elig;	/* rl_lock: gcaps's decision as last read (simgpu_decision) */
+	bool gated;			/* rl_lock: that decision is applied by channel enables
+					 * (bound, mechanism gate, runlists not stock) */
+	bool rl_lost;			/* rl_lock: a recovery left the engine without a runlist */
 	unsigned long *excluded;	/* rl_lock: test knob, TSG ids kept off every runlist */
 	bool stock;			/* rl_lock: test knob, runlists stock (every TSG listed) */
 	__le32 *buf[2];			/* runlist buffers; rl_lock; never the one the engine reads */
@@ -209,12 +225,17 @@ bool eng_stalled(u64 t);
 void eng_preempt_cur(void);
 void eng_sched(u64 t, bool slice_over);
 bool eng_submit_is_point(void);
+bool eng_on_engine(int id);
+void eng_preempt_start(void);
+void eng_preempt_clear(void);
 void eng_advance(u64 now);
 void eng_arm(void);
 enum hrtimer_restart eng_timer_fn(struct hrtimer *timer);
 
 /* driver.c */
 void simgpu_tsg_desc(const struct simgpu_tsg *t, struct gcaps_be_tsg *d);
+void simgpu_decision(void);
+u32 simgpu_ch_want(u32 id);
 int simgpu_submit_locked(bool tell_gcaps);
 void simgpu_bind(void);
 void simgpu_unbind(void);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * gcaps_simgpu TSGs: one per open file of /dev/gcaps_simgpu. Open (the context setup work on
- * the driver-internal TSG, an id, channels with made-up addresses, the event to gcaps, a
- * rebuild), release (its work items dropped, the engine moved on, the event to gcaps, a
+ * the driver-internal TSG, an id, channels with made-up addresses enabled as gcaps's decision
+ * says, the event to gcaps, a rebuild), release (its work items dropped, the engine moved on, the event to gcaps, a
  * rebuild), and queueing a work item on a TSG.
  */
 #include "simgpu.h"
@@ -141,7 +141,10 @@ int simgpu_open(struct inode *inode, struct file *file)
 	}
 	sg.next_id = (id + 1) % max_tsgs;
 	simgpu_tsg_channels(t, id);
+	simgpu_decision();
 	raw_spin_lock_irqsave(&eng.lock, flags);
+	/* Enabled as the decision says: under gate a new TSG starts disabled unless eligible. */
+	t->ch_en = simgpu_ch_want(id);
 	sg.tsgs[id] = t;
 	sg.num_tsgs++;
 	raw_spin_unlock_irqrestore(&eng.lock, flags);

@@ -9,7 +9,11 @@
  *                           after a line "RUNLIST entries= active= bound=". Exit 1 if the
  *                           words break the Volta/Ampere format (reserved bits, lengths).
  *   simgpuctl words         the raw words, one entry (4 words, hex) per line
- *   simgpuctl stats         "STATS submits= takes= ... num_tsgs= bound="
+ *   simgpuctl stats         "STATS submits= takes= ... num_tsgs= bound= gate= gates=
+ *                           gate_preempts= preempt_timeouts="
+ *   simgpuctl enabled       "ENABLED <ids>": the open TSGs whose channels are enabled, in id
+ *                           order ("ENABLED -" if none; under gcaps's mechanism gate the
+ *                           eligible ones, otherwise every open TSG)
  *   simgpuctl exclude T     test knob: keep TSG T off every runlist (returns once taken)
  *   simgpuctl include T     undo
  *   simgpuctl internal T    test knob: flag TSG T driver-internal (GCAPS_BE_TSG_ALWAYS to gcaps)
@@ -65,6 +69,7 @@ static uint32_t num(const char *s)
 
 static struct simgpu_runlist rl = { .size = sizeof(rl) };
 static uint32_t words[MAX_WORDS];
+static uint64_t enabled[1024 / 64];
 
 static void fetch(void)
 {
@@ -157,7 +162,7 @@ int main(int argc, char **argv)
 		a += 2;
 	}
 	if (a >= argc) {
-		fprintf(stderr, "simgpuctl: no command (runlist|words|stats|exclude T|include T|internal T|external T|stall MS|hold|release|stock on|off)\n");
+		fprintf(stderr, "simgpuctl: no command (runlist|words|stats|enabled|exclude T|include T|internal T|external T|stall MS|hold|release|stock on|off)\n");
 		return 2;
 	}
 	for (; a < argc; a++) {
@@ -176,12 +181,29 @@ int main(int argc, char **argv)
 			rl.words_cap = 0;
 			if (ioctl(fd, SIMGPU_IOC_RUNLIST, &rl))
 				die("SIMGPU_IOC_RUNLIST");
-			printf("STATS submits=%llu takes=%llu timeouts=%llu recoveries=%llu random_rebuilds=%llu switches=%llu preemptions=%llu decode_errors=%llu theta_us=%u num_tsgs=%u bound=%u entries=%u\n",
+			printf("STATS submits=%llu takes=%llu timeouts=%llu recoveries=%llu random_rebuilds=%llu switches=%llu preemptions=%llu decode_errors=%llu theta_us=%u num_tsgs=%u bound=%u entries=%u gate=%u gates=%llu gate_preempts=%llu preempt_timeouts=%llu\n",
 			       (unsigned long long)rl.submits, (unsigned long long)rl.takes,
 			       (unsigned long long)rl.timeouts, (unsigned long long)rl.recoveries,
 			       (unsigned long long)rl.random_rebuilds, (unsigned long long)rl.switches,
 			       (unsigned long long)rl.preemptions, (unsigned long long)rl.decode_errors,
-			       rl.theta_us, rl.num_tsgs, rl.bound, rl.entries);
+			       rl.theta_us, rl.num_tsgs, rl.bound, rl.entries, rl.gate,
+			       (unsigned long long)rl.gates, (unsigned long long)rl.gate_preempts,
+			       (unsigned long long)rl.preempt_timeouts);
+		} else if (!strcmp(cmd, "enabled")) {
+			int any = 0;
+
+			rl.words_cap = 0;
+			rl.enabled_ptr = (uintptr_t)enabled;
+			rl.enabled_cap = sizeof(enabled) / sizeof(enabled[0]);
+			if (ioctl(fd, SIMGPU_IOC_RUNLIST, &rl))
+				die("SIMGPU_IOC_RUNLIST");
+			printf("ENABLED");
+			for (i = 0; i < 1024; i++)
+				if (enabled[i / 64] >> (i % 64) & 1) {
+					printf(" %u", i);
+					any = 1;
+				}
+			printf("%s\n", any ? "" : " -");
 		} else if (!strcmp(cmd, "exclude") || !strcmp(cmd, "include")) {
 			struct simgpu_test_exclude x = {
 				.size = sizeof(x), .tsgid = num(argv[a + 1]), .exclude = cmd[0] == 'e',
@@ -217,7 +239,7 @@ int main(int argc, char **argv)
 			a++;
 			knob(cmd, SIMGPU_IOC_TEST_STOCK, &st);
 		} else {
-			fprintf(stderr, "simgpuctl: unknown command '%s' (runlist|words|stats|exclude T|include T|internal T|external T|stall MS|hold|release|stock on|off)\n",
+			fprintf(stderr, "simgpuctl: unknown command '%s' (runlist|words|stats|enabled|exclude T|include T|internal T|external T|stall MS|hold|release|stock on|off)\n",
 				cmd);
 			return 2;
 		}
