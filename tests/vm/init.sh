@@ -17,7 +17,9 @@
 # module it left loaded (the test fails too).
 # Kernel command line: vmtest.timeout=<default per-test seconds>, vmtest.probe=1 (accel probe),
 # vmtest.kmemleak=0 (skip the kmemleak scans, ~15 s under TCG), vmtest.results=<tty> (the
-# results channel's device, default ttyS1).
+# results channel's device, default ttyS1), vmtest.mechanism=reload|gate (gcaps.ko's mechanism
+# for the suite, default reload: /bin/insmod is a wrapper that adds mechanism=<it> to every
+# insmod of gcaps.ko that names none).
 /bin/busybox mount -t proc proc /proc
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -43,6 +45,17 @@ finish() {
 uptime_s() { read -r up _ </proc/uptime; }   # sets $up
 
 if [ "$(arg vmtest.probe 0)" = 1 ]; then echo "VMTEST-PROBE-OK"; poweroff -f; fi
+
+# The suite's mechanism: every insmod of gcaps.ko (a test script's, a C test's system(), a Rust
+# test binary's) finds this wrapper first in PATH; a call that names a mechanism keeps it.
+mechanism=$(arg vmtest.mechanism reload)
+rm -f /bin/insmod
+printf '%s\n' '#!/bin/sh' \
+  "# insmod of the tests: gcaps.ko gets mechanism=$mechanism unless the call names a mechanism" \
+  'case "$1" in */gcaps.ko|gcaps.ko)' \
+  "  case \" \$* \" in *\" mechanism=\"*) ;; *) set -- \"\$@\" mechanism=$mechanism ;; esac ;;" \
+  'esac' 'exec /bin/busybox insmod "$@"' >/bin/insmod
+chmod 755 /bin/insmod
 
 # The results channel.
 resdev=/dev/$(arg vmtest.results ttyS1)
@@ -80,7 +93,7 @@ leftovers() {
 }
 
 uptime_s
-res "VMTEST-BOOT kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) uptime=$up"
+res "VMTEST-BOOT kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) uptime=$up mechanism=$mechanism"
 deftmo=$(arg vmtest.timeout 120)
 for t in /tests/*; do
   [ -f "$t" ] || continue

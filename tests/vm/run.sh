@@ -16,6 +16,8 @@
 #   VM_KVM_PROBE_TIMEOUT=20 seconds allowed for the KVM probe boot
 #   VM_KMEMLEAK=1           0: skip the kmemleak scans after the suite (harness self-test only)
 #   VM_MODULES=<dir>        use these prebuilt .ko files (built for VM_KERNEL) instead of building
+#   VM_MECHANISM=reload|gate gcaps.ko's eligibility mechanism for the suite (default reload): every
+#                           insmod of gcaps.ko in the VM gets mechanism=<it> unless it names one
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +35,8 @@ run_name=${VM_RUN_NAME:-vm-test}
 scale=${VM_TIMEOUT_SCALE:-4}
 [[ "$scale" =~ ^[1-9][0-9]?$ ]] || die "VM_TIMEOUT_SCALE must be a whole number from 1 to 99 (got '$scale')"
 case "$accel" in auto|tcg|kvm) ;; *) die "VM_ACCEL must be auto, tcg or kvm (got '$accel')" ;; esac
+mechanism=${VM_MECHANISM:-reload}
+case "$mechanism" in reload|gate) ;; *) die "VM_MECHANISM must be reload or gate (got '$mechanism')" ;; esac
 variant_series "$variant" >/dev/null   # unknown variant or wrong VM_ARCH: stop here
 if [ "$VM_ARCH" = arm64 ] && [ "$accel" = kvm ]; then die "VM_ACCEL=kvm: no KVM for an arm64 guest on this host (use tcg)"; fi
 name=$(kernel_build_name "$variant")
@@ -156,11 +160,11 @@ if [ "$accel" = auto ]; then
   fi
 fi
 
-log "booting $(cat "$kb/include/config/kernel.release") under $accel ($(wc -l <"$work/tests.list") tests, VM timeout ${VM_TIMEOUT}s)"
+log "booting $(cat "$kb/include/config/kernel.release") under $accel ($(wc -l <"$work/tests.list") tests, mechanism $mechanism, VM timeout ${VM_TIMEOUT}s)"
 t0=$(now)
 qrc=0
 qemu "$accel" "$VM_TIMEOUT" "$work/console.log" "$work/results.log" \
-  "vmtest.timeout=$((deftmo * scale)) vmtest.kmemleak=${VM_KMEMLEAK:-1}" || qrc=$?
+  "vmtest.timeout=$((deftmo * scale)) vmtest.kmemleak=${VM_KMEMLEAK:-1} vmtest.mechanism=$mechanism" || qrc=$?
 vm_time=$(elapsed "$t0")
 record_time "vm-run-$name-$accel" "$vm_time"
 case "$qrc" in
@@ -170,5 +174,5 @@ case "$qrc" in
 esac
 
 "$VM_DIR/report.sh" "$work/results.log" "$work/console.log" "$work/tests.list" \
-  "accelerator: $accel, kernel: $name ($(cat "$kb/include/config/kernel.release")), vm: ${vm_time}s, qemu: $qstatus" \
+  "accelerator: $accel, kernel: $name ($(cat "$kb/include/config/kernel.release")), mechanism: $mechanism, vm: ${vm_time}s, qemu: $qstatus" \
   vm-test
