@@ -6,8 +6,9 @@
  * a -fPIC shared object of a host unit framework (nvgpu) alike.
  *
  * The suite keeps its own model of the scenario: owners (with their CPU class) and the TSGs
- * each has open with their channel counts. Each check settles the fixture, reads the runlist
- * the driver last submitted and compares the set of (TSG id, channel entries) with the open
+ * each has open with their channel counts. Each check settles the fixture, reads the TSGs the
+ * GPU may run (the runlist the driver last submitted; under mechanism gate those of its TSGs
+ * whose channels are enabled) and compares the set of (TSG id, channel entries) with the open
  * TSGs of the owners the contract says may run: every open TSG without a real-time segment,
  * only the running owner's with one. Order is not compared.
  */

@@ -6,9 +6,10 @@
  * Plain C99; uses only <stdio.h> and <string.h>; no kernel, nvgpu or VM headers. A backend's
  * test fills a struct contract_fixture with its implementation of the operations below and
  * calls contract_run() (not thread-safe: one run at a time). The suite observes only what every
- * driver has: the set of TSGs on the runlist the driver last submitted, each with its number of
- * channel entries. It never looks at the order of the TSGs, timeslices or anything
- * driver-specific.
+ * driver has: the set of TSGs the GPU may run, each with its number of channel entries: the
+ * TSGs on the runlist the driver last submitted (mechanism reload), or those of them whose
+ * channels are enabled (mechanism gate, where the runlist lists every TSG). It never looks at
+ * the order of the TSGs, timeslices or anything driver-specific.
  *
  * Return values of the fixture operations:
  *   CONTRACT_OK      done
@@ -37,8 +38,9 @@ struct contract_rl_tsg {
 };
 
 /*
- * The runlist the driver last submitted, decoded: its TSG entries in any order, each with the
- * channel entries that follow it. A TSG may appear more than once (nvgpu's interleave levels):
+ * The TSGs the GPU may run: the runlist the driver last submitted, decoded, its TSG entries in
+ * any order, each with the channel entries that follow it; under mechanism gate only the listed
+ * TSGs whose channels are enabled. A TSG may appear more than once (nvgpu's interleave levels):
  * the suite compares the set, and fails a TSG listed with two different channel counts.
  */
 struct contract_runlist {
@@ -114,7 +116,10 @@ struct contract_fixture {
 	 * work until none is left.
 	 */
 	int (*settle)(void *ctx);
-	/* The runlist the driver last submitted, decoded. Called after settle(). */
+	/*
+	 * The TSGs the GPU may run (struct contract_runlist: the runlist the driver last submitted,
+	 * under mechanism gate without the TSGs whose channels are disabled). Called after settle().
+	 */
 	int (*runlist)(void *ctx, struct contract_runlist *out);
 	/* The last failure's message (one line), or NULL. Optional. */
 	const char *(*error)(void *ctx);

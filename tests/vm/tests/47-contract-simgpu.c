@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The backend contract suite (tests/contract/) on the emulated GPU: gcaps.ko + gcaps_simgpu.ko
- * with real processes. vmtest-timeout=300
+ * with real processes. vmtest-timeout=400
  *
  * Fixture (tests/contract/contract.h):
  *   owner       a forked child ("puppet") with its own /dev/gcaps client, at SCHED_FIFO prio or
@@ -31,12 +31,18 @@
  *               submit was taken. Without gcaps (detached) every driver path submits
  *               synchronously: nothing to wait for. The deadline (SETTLE_DEADLINE_MS) only
  *               bounds a failure
- *   runlist     SIMGPU_IOC_RUNLIST on /dev/gcaps_simgpu_ctl (the runlist the engine took),
- *               decoded from the Volta 16-byte entries (format checked)
+ *   runlist     the TSGs the GPU may run: SIMGPU_IOC_RUNLIST on /dev/gcaps_simgpu_ctl (the
+ *               runlist the engine took, decoded from the Volta 16-byte entries, format
+ *               checked), each listed TSG reported only while its channels are enabled. Under
+ *               mechanism reload every open TSG's channels are enabled, so that is the runlist;
+ *               under gate the runlist lists every open TSG and the enable state carries
+ *               gcaps's decision
  *
- * Two passes, each loading gcaps_simgpu.ko afresh: its defaults (2 channels per TSG, no random
- * rebuilds), then 3 channels per TSG with driver-initiated random rebuilds every ~2 ms racing
- * every scenario. An argument runs only the scenarios whose name contains it.
+ * Four passes, each loading gcaps.ko and gcaps_simgpu.ko afresh: simgpu's defaults (2 channels
+ * per TSG, no random rebuilds), then 3 channels per TSG with driver-initiated random rebuilds
+ * every ~2 ms racing every scenario; each under gcaps.ko's mechanism reload and gate (each pass
+ * checks that the binding has the mechanism). An argument runs only the scenarios whose name
+ * contains it.
  *
  * contract.c is compiled into this program (#include below): run.sh builds each C test from its
  * one file.
@@ -112,6 +118,8 @@ static uint64_t want_recoveries;
 static char err[768];
 static const char *volatile phase = "start";
 static uint32_t words[RL_WORDS];
+static uint64_t enabled[1024 / 64];
+static const char *gcaps_insmod;	/* this pass's insmod of gcaps.ko */
 static struct gcaps_client_info lci[CAP];
 static struct gcaps_tsg_info lti[CAP];
 
@@ -288,6 +296,8 @@ static int runlist_raw(struct simgpu_runlist *rl)
 	rl->size = sizeof(*rl);
 	rl->words_ptr = (uintptr_t)words;
 	rl->words_cap = RL_WORDS;
+	rl->enabled_ptr = (uintptr_t)enabled;
+	rl->enabled_cap = sizeof(enabled) / sizeof(enabled[0]);
 	if (ioctl(ctl, SIMGPU_IOC_RUNLIST, rl))
 		return ferr("SIMGPU_IOC_RUNLIST: %s", strerror(errno));
 	if (rl->entries * 4 > RL_WORDS)
@@ -413,9 +423,12 @@ static int sg_runlist(void *ctx, struct contract_runlist *out)
 				return ferr("runlist entry %u: not a channel entry", i + j);
 		if (out->n >= CONTRACT_RL_MAX)
 			return ferr("runlist has more than %d TSGs", CONTRACT_RL_MAX);
-		out->tsg[out->n].id = w[2];
-		out->tsg[out->n].channels = n;
-		out->n++;
+		/* listed with its channels disabled (mechanism gate): the GPU does not run it */
+		if (enabled[w[2] / 64] >> (w[2] % 64) & 1) {
+			out->tsg[out->n].id = w[2];
+			out->tsg[out->n].channels = n;
+			out->n++;
+		}
 		i += 1 + n;
 	}
 	return CONTRACT_OK;
@@ -595,8 +608,8 @@ static int sg_reset(void *ctx)
 	npp = 0;
 	nopen = 0;
 	if (!gcaps_loaded) {
-		if (system("insmod /modules/gcaps.ko"))
-			return ferr("insmod gcaps.ko failed");
+		if (system(gcaps_insmod))
+			return ferr("%s failed", gcaps_insmod);
 		gcaps_loaded = 1;
 		if (runlist_raw(&rl))
 			return CONTRACT_ERR;
@@ -645,9 +658,19 @@ static int exit_all(void)
 /*
  * The passes: simgpu's defaults; then 3 channels per TSG with driver-initiated random rebuilds
  * every ~2 ms racing every scenario (the runlist then changes under gcaps's feet all the time:
- * each rebuild must still be filtered by the published set).
+ * each rebuild must still apply the published set); each under both of gcaps's mechanisms.
  */
-static const char *const passes[] = { "", "channels=3 rebuild_interval_ms=2 rebuild_seed=7" };
+static const struct {
+	const char *gcaps, *simgpu;
+	unsigned int gate;
+} passes[] = {
+	{ "insmod /modules/gcaps.ko mechanism=reload", "", 0 },
+	{ "insmod /modules/gcaps.ko mechanism=gate", "", 1 },
+	{ "insmod /modules/gcaps.ko mechanism=reload",
+	  "channels=3 rebuild_interval_ms=2 rebuild_seed=7", 0 },
+	{ "insmod /modules/gcaps.ko mechanism=gate",
+	  "channels=3 rebuild_interval_ms=2 rebuild_seed=7", 1 },
+};
 
 int main(int argc, char **argv)
 {
@@ -669,36 +692,46 @@ int main(int argc, char **argv)
 		.error = sg_error,
 	};
 	struct contract_result r;
+	struct simgpu_runlist rl;
 	char cmdline[160];
 	int failed = 0;
 	unsigned int p;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	start_watchdog(280, &phase, kill_puppets);
-	sh("insmod /modules/gcaps.ko");
-	gcaps_loaded = 1;
+	start_watchdog(380, &phase, kill_puppets);
 	for (p = 0; p < sizeof(passes) / sizeof(passes[0]); p++) {
 		double t0 = now();
 
-		snprintf(cmdline, sizeof(cmdline), "insmod /modules/gcaps_simgpu.ko %s", passes[p]);
-		printf("== pass %u: %s\n", p + 1, cmdline);
+		gcaps_insmod = passes[p].gcaps;
+		snprintf(cmdline, sizeof(cmdline), "insmod /modules/gcaps_simgpu.ko %s",
+			 passes[p].simgpu);
+		printf("== pass %u: %s; %s\n", p + 1, gcaps_insmod, cmdline);
+		sh(gcaps_insmod);
+		gcaps_loaded = 1;
 		sh(cmdline);
 		ctl = open("/dev/" SIMGPU_CTL_DEVICE_NAME, O_RDWR | O_CLOEXEC);
 		if (ctl < 0) {
 			printf("FAIL: open /dev/%s: %s\n", SIMGPU_CTL_DEVICE_NAME, strerror(errno));
 			return 1;
 		}
-		failed += contract_run(&f, argc > 1 ? argv[1] : NULL, &r);
-		if (r.passed == 0)
+		if (runlist_raw(&rl) || !rl.bound || rl.gate != passes[p].gate) {
+			printf("FAIL: pass %u: simgpu bound %u with gate %u, want bound with gate %u "
+			       "(%s)\n", p + 1, rl.bound, rl.gate, passes[p].gate, err);
 			failed++;
+		} else {
+			failed += contract_run(&f, argc > 1 ? argv[1] : NULL, &r);
+			if (r.passed == 0)
+				failed++;
+		}
 		printf("pass %u on simgpu: %.1f s\n", p + 1, now() - t0);
 		phase = "cleanup";
 		failed += exit_all();
 		close(ctl);
 		ctl = -1;
 		sh("rmmod gcaps_simgpu");
+		if (gcaps_loaded)
+			sh("rmmod gcaps");
+		gcaps_loaded = 0;
 	}
-	if (gcaps_loaded)
-		sh("rmmod gcaps");
 	return failed ? 1 : 0;
 }
