@@ -11,6 +11,10 @@
  *   simgpuctl words         the raw words, one entry (4 words, hex) per line
  *   simgpuctl stats         "STATS submits= takes= ... num_tsgs= bound= gate= gates=
  *                           gate_preempts= preempt_timeouts="
+ *   simgpuctl mayrun        "MAYRUN <ids>": the TSGs the GPU may run: listed on the runlist the
+ *                           engine executes and with their channels enabled, in runlist order
+ *                           ("MAYRUN -" if none; under reload the runlist, under gate the
+ *                           eligible TSGs, every open one being listed)
  *   simgpuctl enabled       "ENABLED <ids>": the open TSGs whose channels are enabled, in id
  *                           order ("ENABLED -" if none; under gcaps's mechanism gate the
  *                           eligible ones, otherwise every open TSG)
@@ -162,7 +166,7 @@ int main(int argc, char **argv)
 		a += 2;
 	}
 	if (a >= argc) {
-		fprintf(stderr, "simgpuctl: no command (runlist|words|stats|enabled|exclude T|include T|internal T|external T|stall MS|hold|release|stock on|off)\n");
+		fprintf(stderr, "simgpuctl: no command (runlist|words|stats|mayrun|enabled|exclude T|include T|internal T|external T|stall MS|hold|release|stock on|off)\n");
 		return 2;
 	}
 	for (; a < argc; a++) {
@@ -189,6 +193,24 @@ int main(int argc, char **argv)
 			       rl.theta_us, rl.num_tsgs, rl.bound, rl.entries, rl.gate,
 			       (unsigned long long)rl.gates, (unsigned long long)rl.gate_preempts,
 			       (unsigned long long)rl.preempt_timeouts);
+		} else if (!strcmp(cmd, "mayrun")) {
+			int any = 0;
+
+			rl.enabled_ptr = (uintptr_t)enabled;
+			rl.enabled_cap = sizeof(enabled) / sizeof(enabled[0]);
+			fetch();
+			printf("MAYRUN");
+			for (i = 0; i < rl.entries; i += 1 + words[4 * i + 1]) {
+				uint32_t id = words[4 * i + 2] & 0xfff;
+
+				if (!(words[4 * i] & 1) || !words[4 * i + 1])
+					return bad(i, "not a TSG entry");
+				if (id < 1024 && enabled[id / 64] >> (id % 64) & 1) {
+					printf(" %u", id);
+					any = 1;
+				}
+			}
+			printf("%s\n", any ? "" : " -");
 		} else if (!strcmp(cmd, "enabled")) {
 			int any = 0;
 
@@ -239,7 +261,7 @@ int main(int argc, char **argv)
 			a++;
 			knob(cmd, SIMGPU_IOC_TEST_STOCK, &st);
 		} else {
-			fprintf(stderr, "simgpuctl: unknown command '%s' (runlist|words|stats|enabled|exclude T|include T|internal T|external T|stall MS|hold|release|stock on|off)\n",
+			fprintf(stderr, "simgpuctl: unknown command '%s' (runlist|words|stats|mayrun|enabled|exclude T|include T|internal T|external T|stall MS|hold|release|stock on|off)\n",
 				cmd);
 			return 2;
 		}

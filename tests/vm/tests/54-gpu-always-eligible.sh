@@ -23,8 +23,9 @@
 . /vmtest/gpu.sh   # set -eu, fail, expect_error, field, waitfor, waitline, stat, gpu_load, gpu_unload
 
 gpu_load setup_work_us=1000
-# listed T: TSG T is on the runlist the engine executes now
-listed() { simgpuctl runlist >rl.out || { cat rl.out; fail "runlist does not decode"; }; grep -q "^TSG id=$1 " rl.out; }
+# listed T: TSG T may run now: on the runlist the engine executes, with its channels enabled
+# (under mechanism gate every TSG is listed and the enable state carries the decision)
+listed() { simgpuctl runlist mayrun >rl.out || { cat rl.out; fail "runlist does not decode"; }; grep -qE "^MAYRUN( [0-9]+)* $1( |\$)" rl.out; }
 # until_listed T yes|no: wait (15 s at most) until the engine's runlist has (yes) or lacks T
 until_listed() {
   i=0

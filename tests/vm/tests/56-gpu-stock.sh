@@ -20,7 +20,9 @@
 
 STOCK="STOCK: the driver's own scheduler owns its runlists; gcaps's decision is not applied"
 gpu_load
-listed() { simgpuctl runlist >rl.out || { cat rl.out; fail "runlist does not decode"; }; grep -q "^TSG id=$1 " rl.out; }
+# listed T: TSG T may run now: on the runlist the engine executes, with its channels enabled
+# (under mechanism gate every TSG is listed and the enable state carries the decision)
+listed() { simgpuctl runlist mayrun >rl.out || { cat rl.out; fail "runlist does not decode"; }; grep -qE "^MAYRUN( [0-9]+)* $1( |\$)" rl.out; }
 checkrow() { awk '$1 == "backend" && $2 != "" { print $2; exit }' check.txt; }
 # stock yes|no: what status (table and JSON) and check say now
 stock() {

@@ -7,7 +7,9 @@
  * capacity). NPROC processes, each with its own /dev/gcaps client and TSGS_PER TSGs
  * of the emulated GPU (each an open file of /dev/gcaps_simgpu), driven by this process over
  * pipes (every wait bounded, REPLY_MS). Checked with LIST, STATUS and the runlist the engine
- * executes (SIMGPU_IOC_RUNLIST on the control device, decoded here):
+ * executes (SIMGPU_IOC_RUNLIST on the control device, decoded here; "on the runlist" below is
+ * the TSGs the GPU may run: listed with their channels enabled, which under gcaps's mechanism
+ * gate, where every TSG is listed, is the eligible ones):
  *
  * 1. Registration: NPROC + 1 clients (the children and this process), NTSG TSGs, each TSG
  *    owned by the child that opened it (owner tgid and owner client id), each child owning
@@ -313,7 +315,10 @@ struct snap {
 	struct gcaps_tsg_info ti[1024];
 	struct simgpu_runlist rl;
 	uint32_t words[1024 * (1 + CHANNELS) * 4];
-	int listed[1024];		/* TSG ids on the engine's runlist */
+	uint64_t enabled[1024 / 64];	/* TSG ids whose channels are enabled */
+	int listed[1024];		/* TSG ids the GPU may run: on the engine's runlist with
+					 * their channels enabled (under mechanism gate every TSG
+					 * is listed and the enable state carries the decision) */
 	int nlisted;
 };
 
@@ -337,6 +342,8 @@ static int take(struct snap *s)
 	s->rl.size = sizeof(s->rl);
 	s->rl.words_ptr = (uintptr_t)s->words;
 	s->rl.words_cap = sizeof(s->words) / 4;
+	s->rl.enabled_ptr = (uintptr_t)s->enabled;
+	s->rl.enabled_cap = 1024 / 64;
 	if (ioctl(ctlfd, SIMGPU_IOC_RUNLIST, &s->rl)) {
 		FAIL("SIMGPU_IOC_RUNLIST: %s", strerror(errno));
 		return -1;
@@ -351,7 +358,8 @@ static int take(struct snap *s)
 			FAIL("runlist entry %u is not a TSG entry", i);
 			return -1;
 		}
-		s->listed[s->nlisted++] = w[2] & 0xfff;
+		if (s->enabled[(w[2] & 0xfff) / 64] >> (w[2] % 64) & 1)
+			s->listed[s->nlisted++] = w[2] & 0xfff;
 		i += 1 + w[1];
 	}
 	if (s->l.clients_count > TABLE + 8 || s->l.tsgs_count > 1024) {
@@ -492,13 +500,13 @@ static int check(const char *when)
 		}
 	}
 	if ((uint32_t)cur.nlisted != n_elig) {
-		FAIL("%s: the engine's runlist lists %d TSGs, %u are eligible", when, cur.nlisted,
+		FAIL("%s: the GPU may run %d TSGs (listed, enabled), %u are eligible", when, cur.nlisted,
 		     n_elig);
 		bad++;
 	}
 	for (i = 0; i < cur.nlisted; i++)
 		if (!elig[cur.listed[i]]) {
-			FAIL("%s: TSG %d is on the engine's runlist but not eligible (winner child %d)",
+			FAIL("%s: the GPU may run TSG %d but it is not eligible (winner child %d)",
 			     when, cur.listed[i], w);
 			bad++;
 		}

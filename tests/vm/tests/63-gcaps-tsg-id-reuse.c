@@ -70,19 +70,24 @@ static int tsg(int *id)
 	return fd;
 }
 
-/* Is TSG `id` on the runlist the engine executes? */
+/*
+ * May the GPU run TSG `id`: is it on the runlist the engine executes, with its channels enabled
+ * (under mechanism gate every TSG is listed and the enable state carries the decision)?
+ */
 static int listed(int fd, uint32_t id)
 {
 	static uint32_t w[3 * 3 * 4];
+	static uint64_t en[1];
 	struct simgpu_runlist rl = { .size = sizeof(rl), .words_ptr = (uintptr_t)w,
-				     .words_cap = 36 };
+				     .words_cap = 36, .enabled_ptr = (uintptr_t)en,
+				     .enabled_cap = 1 };
 	uint32_t i = 0;
 
 	if (ioctl(fd, SIMGPU_IOC_RUNLIST, &rl))
 		return -1;
 	while (i < rl.entries && i < 9) {
 		if (w[i * 4 + 2] == id)
-			return 1;
+			return (int)(en[0] >> id & 1);
 		i += 1 + w[i * 4 + 1];
 	}
 	return 0;
