@@ -8,7 +8,8 @@
 # gcaps tests with host B on 6.12, DKMS builds against 6.12 and 5.10, NVIDIA's R36 nvgpu.ko
 # built out of tree with the series and loaded beside gcaps.ko (arm64 6.12), the harness
 # self-test (every case on 6.12; the detectors on the 5.10 kernels and the arm64 6.12 one), the
-# VM benchmarks' build (make vm-bench runs them).
+# VM benchmarks' build (make vm-bench runs them). The 6.12 suite runs gcaps.ko under mechanism
+# gate, the 5.10 arm64 suite and host B on 6.12 under reload (see the vm-test step).
 # Installs what it needs itself (Debian packages, bindgen-cli, rustup targets).
 # Ends with one line summing the test counts of cargo test and the VM tests.
 set -euo pipefail
@@ -109,7 +110,8 @@ step setup bash -c 'tests/vm/setup.sh && VM_ARCH=arm64 tests/vm/setup.sh debug51
 # 6.12 kernel (GCC, no Rust: gcaps.ko's C host) and loaded beside gcaps.ko in its VM, and the
 # detectors on that kernel.
 lane_arm64() {
-  lane_step vm-test-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 tests/vm/run.sh || return 1
+  lane_step vm-test-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 VM_MECHANISM=reload \
+    tests/vm/run.sh || return 1
   lane_step vm-selftest-510-arm64 env VM_ARCH=arm64 VM_KERNEL=debug510 \
     SELFTEST_CASES="clean detectors" tests/vm/selftest.sh || return 1
   lane_step vm-selftest-510 env VM_KERNEL=debug510 SELFTEST_CASES="clean detectors" \
@@ -130,10 +132,19 @@ step citation-check tests/citation-check.sh
 step nvgpu-test tests/nvgpu/run.sh
 step contract-check tests/contract/check.sh
 step vm-bench-check tests/vm/bench/check.sh
-step vm-test tests/vm/run.sh
+# gcaps.ko's two eligibility mechanisms (VM_MECHANISM; tests/vm/README.md) share the suite's
+# runs instead of doubling them: the 6.12 debug suite runs under gate, the 5.10 arm64 suite (the
+# lane above) and host B on 6.12 under reload. Gate is the newer path, with new waits (a TSG
+# preempt's completion under gcaps's update lock and the driver's runlist lock) and a new
+# interplay with the emulated GPU's hard-irq engine (channel enables), so it gets the kernel
+# with the most detectors (clang KASAN, full PREEMPT lockdep) and the faster lane to iterate
+# on; reload, the default and what JetPack 5 deployments run, keeps the Jetson's kernel line
+# and architecture. 45-gpu-handover (gate) and 47-contract-simgpu (both) pick their mechanism
+# themselves in every run, and 59/68 (reload's submits) theirs.
+step vm-test env VM_MECHANISM=gate tests/vm/run.sh
 # Host B on a kernel >= 5.15 (JetPack 6's 5.15 and 7.2's 6.8 take the glue's newer branches
 # with it): the gcaps tests whose path runs through the host, on the 6.12 debug kernel.
-step vm-test-host-c env GCAPS_HOST=c VM_RUN_NAME=host-c VM_TESTS="tests/vm/tests/30-gcaps-uapi.c \
+step vm-test-host-c env GCAPS_HOST=c VM_MECHANISM=reload VM_RUN_NAME=host-c VM_TESTS="tests/vm/tests/30-gcaps-uapi.c \
   tests/vm/tests/47-contract-simgpu.c tests/vm/tests/64-gcaps-owner-exit.c \
   tests/vm/tests/66-gcaps-errno-state.c tests/vm/tests/67-gpu-boost.c \
   tests/vm/tests/68-gpu-boost-changes.c" tests/vm/run.sh
