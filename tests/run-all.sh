@@ -140,7 +140,7 @@ step vm-bench-check tests/vm/bench/check.sh
 # with the most detectors (clang KASAN, full PREEMPT lockdep) and the faster lane to iterate
 # on; reload, the default and what JetPack 5 deployments run, keeps the Jetson's kernel line
 # and architecture. 45-gpu-handover (gate) and 47-contract-simgpu (both) pick their mechanism
-# themselves in every run, and 59/68 (reload's submits) theirs.
+# themselves in every run, and 59 (both) and 68 (reload's submit waits) theirs.
 step vm-test env VM_MECHANISM=gate tests/vm/run.sh
 # Host B on a kernel >= 5.15 (JetPack 6's 5.15 and 7.2's 6.8 take the glue's newer branches
 # with it): the gcaps tests whose path runs through the host, on the 6.12 debug kernel.
