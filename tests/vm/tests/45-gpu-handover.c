@@ -31,10 +31,19 @@
  *    enables B and the switch to B takes theta) and at most theta after A's end returned (B is
  *    enabled inside the end call). After B's end A's item finishes, preempted at least once
  *    if it had started before A's end call.
+ * 4. A preempt that does not complete. L (GPU priority 10) runs a 3 s item; the engine is
+ *    stalled (SIMGPU_IOC_TEST_STALL: a hung engine acknowledges no preempt); H (GPU priority 20)
+ *    begins: its gate preempts L, waits submit_timeout_ms (100 ms), runs the recovery (engine
+ *    cleared, runlist rebuilt and submitted); once H's stack shows that submit waiting, the
+ *    test ends the stall. H's begin returns RUNNING; simgpu counts preempt_timeouts +1,
+ *    recoveries +1, gate_preempts +1, one submit (the recovery's), no submit timeout; gcaps
+ *    counts the -ETIMEDOUT (submit_timeouts +1) and a PREEMPT; H's channels are enabled and L's
+ *    disabled, H's item runs (theta after its submit), L's finishes after H's end.
  *
  * Mutations seen failing it: ops->gate submitting the runlist (1: submits +1), ops->gate never
  * preempting (2, 3: PREEMPT +0), ops->gate not letting an idle engine pick (1: W's item does not
- * start: its wait times out).
+ * start: its wait times out), ops->gate's preempt wait without its timeout (4: H never reaches the
+ * recovery's submit).
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -459,6 +468,106 @@ out:
 	return rc;
 }
 
+/* Is thread @tid waiting in the emulated GPU's runlist submit? */
+static int in_submit(pid_t tid)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", tid);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return 0;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	buf[n > 0 ? n : 0] = 0;
+	return strstr(buf, "simgpu_submit_wait") != NULL;
+}
+
+static void stall(uint32_t ms)
+{
+	struct simgpu_test_stall st = { .size = sizeof(st), .stall_ms = ms };
+
+	if (ioctl(ctl, SIMGPU_IOC_TEST_STALL, &st)) {
+		printf("FAIL: SIMGPU_IOC_TEST_STALL %u: %s\n", ms, strerror(errno));
+		kill_all();
+		exit(1);
+	}
+}
+
+static void preempt_timeout(void)
+{
+	struct puppet *l = &pp[0], *h = &pp[1];
+	struct pcmd c = { .op = P_BEGIN, .arg = 20 };
+	struct simgpu_runlist r0, r1;
+	struct gcaps_stats s0, s1;
+	struct prep b, itl, ith, d, dl;
+	uint64_t deadline;
+
+	phase = "4: a preempt that does not complete";
+	spawn(l, "L", 10);
+	spawn(h, "H", 20);
+	settle();
+	b = cmd(l, P_BEGIN, 10, 0, "begin");
+	CHECK(b.state == GCAPS_STATE_RUNNING, "L's begin: state %u, want RUNNING", b.state);
+	itl = cmd(l, P_SUBMIT, LONG_MS, 0, "submit");
+	r0 = sim();
+	s0 = stats();
+	stall(10000);
+	if (write(h->to, &c, sizeof(c)) != sizeof(c)) {
+		printf("FAIL: H begin: write: %s\n", strerror(errno));
+		kill_all();
+		exit(1);
+	}
+	/* H's gate waits for L's preempt, gives up after 100 ms and recovers: its submit waits. */
+	deadline = now_ns() + 15000000000ull;
+	while (!in_submit(h->pid)) {
+		if (now_ns() > deadline) {
+			printf("FAIL: H's begin did not reach the recovery's runlist submit in 15 s\n");
+			stall(0);
+			kill_all();
+			exit(1);
+		}
+		usleep(1000);
+	}
+	stall(0);
+	b = reply(h, "begin (its preempt timed out)");
+	r1 = sim();
+	s1 = stats();
+	CHECK(b.state == GCAPS_STATE_RUNNING, "H's begin: state %u, want RUNNING", b.state);
+	CHECK(r1.preempt_timeouts == r0.preempt_timeouts + 1 && r1.recoveries == r0.recoveries + 1 &&
+		      r1.gate_preempts == r0.gate_preempts + 1 && r1.submits == r0.submits + 1 &&
+		      r1.timeouts == r0.timeouts,
+	      "H's begin: simgpu preempt_timeouts +%llu recoveries +%llu gate_preempts +%llu "
+	      "submits +%llu submit timeouts +%llu, want +1 +1 +1 +1 +0",
+	      (unsigned long long)(r1.preempt_timeouts - r0.preempt_timeouts),
+	      (unsigned long long)(r1.recoveries - r0.recoveries),
+	      (unsigned long long)(r1.gate_preempts - r0.gate_preempts),
+	      (unsigned long long)(r1.submits - r0.submits),
+	      (unsigned long long)(r1.timeouts - r0.timeouts));
+	CHECK(s1.submit_timeouts == s0.submit_timeouts + 1 && UPD(s1, PREEMPT) == UPD(s0, PREEMPT) + 1,
+	      "H's begin: gcaps submit_timeouts +%llu PREEMPT +%llu, want +1 +1",
+	      (unsigned long long)(s1.submit_timeouts - s0.submit_timeouts),
+	      (unsigned long long)(UPD(s1, PREEMPT) - UPD(s0, PREEMPT)));
+	CHECK(enabled(h->tsgid) && !enabled(l->tsgid),
+	      "after the recovery: H's TSG enabled %d, L's %d (want 1, 0)", enabled(h->tsgid),
+	      enabled(l->tsgid));
+	ith = cmd(h, P_SUBMIT, SHORT_MS, 0, "submit");
+	d = cmd(h, P_WAIT, 0, ith.seqno, "wait");
+	CHECK(d.done.start_ns == ith.submit_ns + THETA_NS,
+	      "H's item started %lld ns after its submit, want theta %llu exactly",
+	      (long long)(d.done.start_ns - ith.submit_ns), THETA_NS);
+	cmd(h, P_END, 0, 0, "end");
+	dl = cmd(l, P_WAIT, 0, itl.seqno, "wait");
+	CHECK(dl.done.end_ns > d.done.end_ns, "L's item ended before H's");
+	cmd(l, P_END, 0, 0, "end");
+	printf("preempt timeout: H's begin took %llu ns (a 100 ms preempt wait, the recovery, "
+	       "the stall's end)\n", (unsigned long long)(b.ret - b.call));
+	reap(l);
+	reap(h);
+}
+
 static void retry(int (*fn)(void), const char *name)
 {
 	for (int i = 0; i < 3; i++)
@@ -490,6 +599,7 @@ int main(void)
 	handover();
 	retry(begin_preempts, "begin preempts");
 	retry(async_end, "async end");
+	preempt_timeout();
 	phase = "cleanup";
 	close(ctl);
 	sh("rmmod gcaps_simgpu");
