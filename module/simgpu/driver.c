@@ -348,7 +348,7 @@ void simgpu_unbind(void)
 	if (pinned) {
 		calls->unregister(be);
 		symbol_put(gcaps_backend_register);
-		/* Stock: every channel enabled again (the runlist is rebuilt by the next submit). */
+		/* Stock: every channel enabled (the next submit rebuilds the runlist). */
 		rt_mutex_lock(&sg.rl_lock);
 		simgpu_decision();
 		raw_spin_lock_irqsave(&eng.lock, flags);

@@ -191,7 +191,7 @@ struct simgpu {
 	struct gcaps_backend *be;	/* rl_lock: bound gcaps handle, NULL when unbound */
 	const struct gcaps_be_calls *calls;	/* rl_lock: gcaps's table, NULL when unbound */
 	struct completion detached;	/* ops->detach ran (for an exit racing gcaps's exit) */
-	struct gcaps_be_eligible elig;	/* rl_lock: gcaps's decision as last read (simgpu_decision) */
+	struct gcaps_be_eligible elig;	/* rl_lock: gcaps's decision as simgpu_decision read it */
 	bool gated;			/* rl_lock: that decision is applied by channel enables
 					 * (bound, mechanism gate, runlists not stock) */
 	bool rl_lost;			/* rl_lock: a recovery left the engine without a runlist */

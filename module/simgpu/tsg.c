@@ -2,8 +2,8 @@
 /*
  * gcaps_simgpu TSGs: one per open file of /dev/gcaps_simgpu. Open (the context setup work on
  * the driver-internal TSG, an id, channels with made-up addresses enabled as gcaps's decision
- * says, the event to gcaps, a rebuild), release (its work items dropped, the engine moved on, the event to gcaps, a
- * rebuild), and queueing a work item on a TSG.
+ * says, the event to gcaps, a rebuild), release (its work items dropped, the engine moved on,
+ * the event to gcaps, a rebuild), and queueing a work item on a TSG.
  */
 #include "simgpu.h"
 
