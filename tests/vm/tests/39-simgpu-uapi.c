@@ -143,6 +143,33 @@ int main(void)
 	/* Runlist readable on both devices; knobs need CAP_SYS_ADMIN. */
 	CHECK(ioctl(gpu, SIMGPU_IOC_RUNLIST, &rl) == 0 && rl.entries == 3 && rl.num_tsgs == 1,
 	      "RUNLIST");
+	/*
+	 * VER1: the enable bitmap (no gcaps: every open TSG enabled) and gate counters; a VER0
+	 * caller (104 bytes) still gets its fields and nothing is written beyond them.
+	 */
+	{
+		uint64_t en[2] = { 0, ~0ull };
+		unsigned char old[SIMGPU_RUNLIST_SIZE_VER1] __attribute__((aligned(8)));
+		struct simgpu_runlist *o = (struct simgpu_runlist *)old;
+
+		rl.enabled_ptr = (uintptr_t)en;
+		rl.enabled_cap = 1;	/* max_tsgs 64: one word; en[1] must stay untouched */
+		CHECK(ioctl(ctl, SIMGPU_IOC_RUNLIST, &rl) == 0 && en[0] == 1ull << info.tsgid &&
+			      en[1] == ~0ull && !rl.gate && !rl.gates && !rl.gate_preempts &&
+			      !rl.preempt_timeouts,
+		      "RUNLIST VER1: enabled %#llx %#llx gate %u gates %llu", (unsigned long long)en[0],
+		      (unsigned long long)en[1], rl.gate, (unsigned long long)rl.gates);
+		memset(old, 0xa5, sizeof(old));
+		memset(old, 0, SIMGPU_RUNLIST_SIZE_VER0);
+		o->size = SIMGPU_RUNLIST_SIZE_VER0;
+		CHECK(ioctl(ctl, SIMGPU_IOC_RUNLIST, old) == 0 && o->entries == 3 &&
+			      old[SIMGPU_RUNLIST_SIZE_VER0] == 0xa5 && old[sizeof(old) - 1] == 0xa5,
+		      "RUNLIST VER0 caller");
+		o->size = SIMGPU_RUNLIST_SIZE_VER0 - 1;
+		EXPECT_ERR(ctl, SIMGPU_IOC_RUNLIST, old, EINVAL);
+		rl.enabled_ptr = 0;
+		rl.enabled_cap = 0;
+	}
 	x.tsgid = info.tsgid;
 	x.exclude = 2;
 	EXPECT_ERR(ctl, SIMGPU_IOC_TEST_EXCLUDE, &x, EINVAL);
