@@ -7,7 +7,9 @@
 # vmtest-needs=gpu-lib
 . /vmtest/gpu.sh   # set -eu, fail, field, f, stat, waitline, now, us, loaded, updmax, retry, gpu_load
 n=300
-gpu_load
+insmod /modules/gcaps.ko mechanism=reload
+insmod /modules/gcaps_simgpu.ko
+[ "$(stat bound)" = 1 ] || fail "simgpu did not bind to gcaps"
 gpuclient --bench $n --tag be-nochange | tee bench.out
 gpuclient --bench $n --prio 50 --tag rt-nochange | tee -a bench.out
 s0=$(stat submits)

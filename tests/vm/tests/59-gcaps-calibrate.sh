@@ -34,8 +34,8 @@ scenario() {
   gcapsctl status | grep -q "mechanism $m" || fail "$m: status does not say mechanism $m"
   gcapsctl stats --reset >/dev/null
   expect_error 1 "no $FIRST updates measured since load or the last reset" gcapsctl calibrate
-  gpuclient --bench 20 --prio 10 --cpu 1 --no-gpu --tag L >$m/l.out || fail "$m: L failed: $(cat $m/l.out)"
   gpuclient --bench 25 --prio 60 --cpu 1 --no-gpu --tag B >$m/b.out || fail "$m: B failed: $(cat $m/b.out)"
+  gpuclient --bench 20 --prio 10 --cpu 1 --no-gpu --tag L >$m/l.out || fail "$m: L failed: $(cat $m/l.out)"
   cat $m/l.out $m/b.out
   gcapsctl stats --format json >$m/stats.json
   gcapsctl stats >$m/stats.txt
@@ -70,9 +70,11 @@ expect_error 2 "theta-ms" gcapsctl calibrate --theta-ms=-1
 rmmod gcaps_simgpu
 rmmod gcaps
 
-# Gate: H's work (20 s of GPU time) runs through the whole scenario, so every begin of B finds
-# H on the engine and preempts it; H is killed at the end (its work is never waited for).
-H_END=kill FIRST=PREEMPT scenario gate --work 20000
+# Gate: H's work item (10 s of GPU time, the emulated GPU's longest) runs from before the reset
+# through B's round trips, which come first, so every begin of B finds H on the engine and
+# preempts it (B's 25 round trips take milliseconds of H's GPU time each at most, under TCG);
+# H is killed at the end (its work is never waited for).
+H_END=kill FIRST=PREEMPT scenario gate --work 10000
 grep -q '^mechanism = "gate"$' gate/platform.toml || fail "gate: no mechanism line"
 CALIBRATE_DIR=gate CALIBRATE_MECHANISM=gate CALIBRATE_PREEMPT=25 CALIBRATE_HANDOVER=25 \
   CALIBRATE_FAST=42 CALIBRATE_CLOSES=2 CALIBRATE_CPUS=$cpus \
