@@ -1638,64 +1638,123 @@ static int stub_preempt_channel(struct gk20a *g, struct nvgpu_channel *ch)
 	return 0;
 }
 
+/* The HAL ops the railgate and ga10b scenarios swap: hal_save(), hal_restore(). */
+struct hal_saved {
+	__typeof__(((struct gk20a *)0)->ops.fifo.preempt_tsg) preempt_tsg;
+	__typeof__(((struct gk20a *)0)->ops.fifo.preempt_channel) preempt_channel;
+#ifdef GCAPS_R36
+	__typeof__(((struct gk20a *)0)->ops.tsg.add_subctx_channel_hw) add_subctx;
+#endif
+};
+
+static void hal_save(struct gk20a *g, struct hal_saved *h)
+{
+	h->preempt_tsg = g->ops.fifo.preempt_tsg;
+	h->preempt_channel = g->ops.fifo.preempt_channel;
+#ifdef GCAPS_R36
+	h->add_subctx = g->ops.tsg.add_subctx_channel_hw;
+#endif
+}
+
+static void hal_restore(struct gk20a *g, const struct hal_saved *h)
+{
+	g->ops.fifo.preempt_tsg = h->preempt_tsg;
+	g->ops.fifo.preempt_channel = h->preempt_channel;
+#ifdef GCAPS_R36
+	g->ops.tsg.add_subctx_channel_hw = h->add_subctx;
+#endif
+}
+
+/* R36's channel bind without the subcontext HAL (the fake GPU has no subcontexts); R35: none. */
+static void no_subctx(struct gk20a *g)
+{
+#ifdef GCAPS_R36
+	g->ops.tsg.add_subctx_channel_hw = NULL;
+#else
+	(void)g;
+#endif
+}
+
+/* Preemption stubbed for suspend/resume (as NVIDIA's channel unit does), no subcontext HAL. */
+static void stub_preempts(struct gk20a *g)
+{
+	g->ops.fifo.preempt_tsg = stub_preempt_tsg;
+	g->ops.fifo.preempt_channel = stub_preempt_channel;
+	no_subctx(g);
+}
+
+/* Railgated (powered off): @fn (gcaps's @what) returns -EAGAIN with no register access. */
+static int railgated(struct unit_module *m, struct gk20a *g, const char *what,
+		     int (*fn)(struct gk20a *g))
+{
+	int err;
+
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_OFF);
+	io_reset();
+	err = fn(g);
+	if (err != -EAGAIN || io.seq != 0U) {
+		unit_err(m, "railgated: %s returned %d, %u register accesses\n", what, err, io.seq);
+		return -1;
+	}
+	return 0;
+}
+
+/* A railgate scenario's end: the swapped HAL ops back, then stop(). */
+static void railgate_stop(struct gk20a *g, const struct hal_saved *h)
+{
+	hal_restore(g, h);
+	stop(g);
+}
+
+/* nvgpu_finalize_poweron()'s channel resume (POWERING_ON) from io_reset(); then powered on. */
+static int resume(struct gk20a *g)
+{
+	int err;
+
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERING_ON);
+	io_reset();
+	err = nvgpu_channel_resume_all_serviceable_ch(g);
+	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_ON);
+	return err;
+}
+
 static int test_railgate(struct unit_module *m, struct gk20a *g, void *args)
 {
-	__typeof__(g->ops.fifo.preempt_tsg) preempt_tsg = g->ops.fifo.preempt_tsg;
-	__typeof__(g->ops.fifo.preempt_channel) preempt_channel = g->ops.fifo.preempt_channel;
-#ifdef GCAPS_R36
-	__typeof__(g->ops.tsg.add_subctx_channel_hw) add_subctx = g->ops.tsg.add_subctx_channel_hw;
-#endif
+	struct hal_saved hal;
 	u32 reads;
-	int err, ret = UNIT_FAIL;
+	int err;
 
 	if (start(m, g, 0xaU) != 0) {
 		unit_return_fail(m, "start failed\n");
 	}
-	g->ops.fifo.preempt_tsg = stub_preempt_tsg;
-	g->ops.fifo.preempt_channel = stub_preempt_channel;
-#ifdef GCAPS_R36
-	g->ops.tsg.add_subctx_channel_hw = NULL;
-#endif
+	hal_save(g, &hal);
+	stub_preempts(g);
 	if (resubmitted(m, g, "bound {H1 L3}", nvgpu_gcaps_resubmit(g)) != 0 ||
 	    check_submitted(m, g, "bound {H1 L3}", 0xaU, true) != 0) {
-		goto out;
+		goto fail;
 	}
 	io_reset();
 	err = nvgpu_channel_suspend_all_serviceable_ch(g);
 	if (err != 0 || io.submits[s.rl->id] == 0U || (io.submit[s.rl->id] & 0xffffU) != 0U ||
 	    s.rl->domain->mem_hw->count != 0U) {
 		unit_err(m, "suspend: %d, runlist not submitted empty\n", err);
-		goto out;
+		goto fail;
 	}
-	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_OFF);
-	io_reset();
-	err = nvgpu_gcaps_resubmit(g);
-	if (err != -EAGAIN || io.seq != 0U) {
-		unit_err(m, "railgated: resubmit returned %d, %u register accesses\n", err, io.seq);
-		goto out;
+	if (railgated(m, g, "resubmit", nvgpu_gcaps_resubmit) != 0) {
+		goto fail;
 	}
-	nvgpu_set_power_state(g, NVGPU_STATE_POWERING_ON);
-	io_reset();
 	reads = hk.reads;
-	err = nvgpu_channel_resume_all_serviceable_ch(g);
-	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_ON);
+	err = resume(g);
 	if (err != 0 || hk.reads == reads ||
 	    check_submitted(m, g, "resumed, {H1 L3}", 0xaU, true) != 0) {
 		unit_err(m, "resume: %d, the rebuilt runlist is not the filtered one\n", err);
-		goto out;
+		goto fail;
 	}
-	ret = UNIT_SUCCESS;
-out:
-	g->ops.fifo.preempt_tsg = preempt_tsg;
-	g->ops.fifo.preempt_channel = preempt_channel;
-#ifdef GCAPS_R36
-	g->ops.tsg.add_subctx_channel_hw = add_subctx;
-#endif
-	stop(g);
-	if (ret != UNIT_SUCCESS) {
-		unit_return_fail(m, "railgate suspend/resume\n");
-	}
-	return ret;
+	railgate_stop(g, &hal);
+	return UNIT_SUCCESS;
+fail:
+	railgate_stop(g, &hal);
+	unit_return_fail(m, "railgate suspend/resume\n");
 }
 
 /*
@@ -2070,6 +2129,52 @@ static void engine_runs(struct gk20a *g, u32 e, u32 t)
 }
 
 /*
+ * nvgpu_gcaps_gate() returns HANDOVER and leaves exactly the TSGs in @want enabled; with
+ * @quiet, no runlist register was touched since the last io_reset().
+ */
+static int gate_handover(struct unit_module *m, struct gk20a *g, const char *label, u32 want,
+			 bool quiet)
+{
+	int err = nvgpu_gcaps_gate(g);
+
+	if (err != NVGPU_GCAPS_GATE_HANDOVER) {
+		unit_err(m, "%s: gate returned %d, expected HANDOVER\n", label, err);
+		return -1;
+	}
+	if (check_enabled(m, g, label, want) != 0 ||
+	    (quiet && no_runlist_io(m, label) != 0)) {
+		return -1;
+	}
+	return 0;
+}
+
+/* From io_reset(), @mask published under GATE and gated: gate_handover() with @want. */
+static int gate_to(struct unit_module *m, struct gk20a *g, const char *label, u32 mask, u32 want,
+		   bool quiet)
+{
+	io_reset();
+	publish_gate(mask);
+	return gate_handover(m, g, label, want, quiet);
+}
+
+/*
+ * gate_start() and the first gate: HANDOVER with the TSGs of @mask enabled ("gate {...}"), no
+ * runlist register touched, then io_reset().
+ */
+static int gate_started(struct unit_module *m, struct gk20a *g, u32 mask)
+{
+	char set[64], label[80];
+
+	mask_str(mask, set, sizeof(set));
+	snprintf(label, sizeof(label), "gate {%s}", set);
+	if (gate_start(m, g, mask) != 0 || gate_handover(m, g, label, mask, true) != 0) {
+		return -1;
+	}
+	io_reset();
+	return 0;
+}
+
+/*
  * Bound under GATE with {L0 M2}: nvgpu_gcaps_gate() disables H1's and L3's channels and leaves
  * L0's and M2's enabled (HANDOVER: no engine busy), under one gk20a_busy/gk20a_idle pair, with
  * no runlist register touched; every build still lists all four TSGs, as stock (the builder
@@ -2079,18 +2184,9 @@ static int test_gate_bind(struct unit_module *m, struct gk20a *g, void *args)
 {
 	struct pw p0;
 	u32 reads;
-	int err;
 
-	if (gate_start(m, g, 0x5U) != 0 || power_counts(m, &p0) != 0) {
-		goto fail;
-	}
-	err = nvgpu_gcaps_gate(g);
-	if (err != NVGPU_GCAPS_GATE_HANDOVER) {
-		unit_err(m, "gate returned %d, expected HANDOVER\n", err);
-		goto fail;
-	}
-	if (check_enabled(m, g, "gate {L0 M2}", 0x5U) != 0 ||
-	    no_runlist_io(m, "gate {L0 M2}") != 0 ||
+	if (gate_start(m, g, 0x5U) != 0 || power_counts(m, &p0) != 0 ||
+	    gate_handover(m, g, "gate {L0 M2}", 0x5U, true) != 0 ||
 	    power_delta(m, "gate {L0 M2}", &p0, 1, 1, 1) != 0) {
 		goto fail;
 	}
@@ -2129,8 +2225,7 @@ static int test_gate_preempt(struct unit_module *m, struct gk20a *g, void *args)
 	u32 h1 = s.tsg[1]->tsgid;
 	int err;
 
-	if (gate_start(m, g, 0x2U) != 0 || nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
-	    check_enabled(m, g, "gate {H1}", 0x2U) != 0) {
+	if (gate_started(m, g, 0x2U) != 0) {
 		goto fail;
 	}
 	engine_runs(g, 0U, h1);
@@ -2166,14 +2261,11 @@ static int test_gate_preempt(struct unit_module *m, struct gk20a *g, void *args)
 	}
 	/* the engine busy with a TSG that stays eligible: no preempt */
 	engine_runs(g, 0U, s.tsg[0]->tsgid);
-	io_reset();
-	publish_gate(0x5U);
-	err = nvgpu_gcaps_gate(g);
-	if (err != NVGPU_GCAPS_GATE_HANDOVER || io.preempts != 0U) {
-		unit_err(m, "gate {L0 M2} with L0 running: %d, %u preempts\n", err, io.preempts);
+	if (gate_to(m, g, "gate {L0 M2}, L0 running", 0x5U, 0x5U, true) != 0) {
 		goto fail;
 	}
-	if (check_enabled(m, g, "gate {L0 M2}, L0 running", 0x5U) != 0) {
+	if (io.preempts != 0U) {
+		unit_err(m, "gate {L0 M2} with L0 running: %u preempts\n", io.preempts);
 		goto fail;
 	}
 	nvgpu_posix_io_writel_reg_space(g, fifo_engine_status_r(0U), 0U);
@@ -2192,20 +2284,8 @@ fail:
  */
 static int test_gate_handover(struct unit_module *m, struct gk20a *g, void *args)
 {
-	int err;
-
-	if (gate_start(m, g, 0x2U) != 0 || nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER) {
-		goto fail;
-	}
-	io_reset();
-	publish_gate(0x4U);
-	err = nvgpu_gcaps_gate(g);
-	if (err != NVGPU_GCAPS_GATE_HANDOVER) {
-		unit_err(m, "gate {M2} returned %d, expected HANDOVER\n", err);
-		goto fail;
-	}
-	if (check_enabled(m, g, "end: gate {M2}", 0x4U) != 0 ||
-	    no_runlist_io(m, "end: gate {M2}") != 0) {
+	if (gate_started(m, g, 0x2U) != 0 ||
+	    gate_to(m, g, "end: gate {M2}", 0x4U, 0x4U, true) != 0) {
 		goto fail;
 	}
 	if (io.preempts != 0U || io.eng_reads != g->fifo.num_engines) {
@@ -2234,20 +2314,16 @@ static int test_gate_user_enable(struct unit_module *m, struct gk20a *g, void *a
 {
 	u32 en;
 
-	if (gate_start(m, g, 0x1U) != 0 || nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
-	    check_enabled(m, g, "gate {L0}", 0x1U) != 0) {
+	if (gate_started(m, g, 0x1U) != 0) {
 		goto fail;
 	}
-	io_reset();
 	g->ops.tsg.enable(s.tsg[1]);
 	if (io.enables != 0U || check_enabled(m, g, "user enabled H1, gated", 0x1U) != 0) {
 		unit_err(m, "a user enable of a gated TSG wrote %u enables\n", io.enables);
 		goto fail;
 	}
 	g->ops.tsg.disable(s.tsg[2]);
-	publish_gate(0x7U);
-	if (nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
-	    check_enabled(m, g, "gate {L0 H1 M2}, M2 disabled by its user", 0x3U) != 0) {
+	if (gate_to(m, g, "gate {L0 H1 M2}, M2 disabled by its user", 0x7U, 0x3U, false) != 0) {
 		goto fail;
 	}
 	en = io.enables;
@@ -2271,53 +2347,33 @@ fail:
  */
 static int test_gate_railgate(struct unit_module *m, struct gk20a *g, void *args)
 {
-	__typeof__(g->ops.fifo.preempt_tsg) preempt_tsg = g->ops.fifo.preempt_tsg;
-	__typeof__(g->ops.fifo.preempt_channel) preempt_channel = g->ops.fifo.preempt_channel;
-#ifdef GCAPS_R36
-	__typeof__(g->ops.tsg.add_subctx_channel_hw) add_subctx = g->ops.tsg.add_subctx_channel_hw;
-#endif
-	int err, ret = UNIT_FAIL;
+	struct hal_saved hal;
+	int err;
 
-	if (gate_start(m, g, 0x3U) != 0 || nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER) {
-		goto out;
+	hal_save(g, &hal);
+	if (gate_started(m, g, 0x3U) != 0) {
+		goto fail;
 	}
-	g->ops.fifo.preempt_tsg = stub_preempt_tsg;
-	g->ops.fifo.preempt_channel = stub_preempt_channel;
-#ifdef GCAPS_R36
-	g->ops.tsg.add_subctx_channel_hw = NULL;
-#endif
+	stub_preempts(g);
 	err = nvgpu_channel_suspend_all_serviceable_ch(g);
 	if (err != 0 || check_enabled(m, g, "suspended", 0U) != 0) {
 		unit_err(m, "suspend: %d\n", err);
-		goto out;
+		goto fail;
 	}
-	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_OFF);
-	io_reset();
-	err = nvgpu_gcaps_gate(g);
-	if (err != -EAGAIN || io.seq != 0U) {
-		unit_err(m, "railgated: gate returned %d, %u register accesses\n", err, io.seq);
-		goto out;
+	if (railgated(m, g, "gate", nvgpu_gcaps_gate) != 0) {
+		goto fail;
 	}
-	nvgpu_set_power_state(g, NVGPU_STATE_POWERING_ON);
-	err = nvgpu_channel_resume_all_serviceable_ch(g);
-	nvgpu_set_power_state(g, NVGPU_STATE_POWERED_ON);
+	err = resume(g);
 	if (err != 0 || check_enabled(m, g, "resumed, gate {L0 H1}", 0x3U) != 0 ||
 	    check_submitted(m, g, "resumed, gate {L0 H1}: runlist", 0xfU, true) != 0) {
 		unit_err(m, "resume: %d\n", err);
-		goto out;
+		goto fail;
 	}
-	ret = UNIT_SUCCESS;
-out:
-	g->ops.fifo.preempt_tsg = preempt_tsg;
-	g->ops.fifo.preempt_channel = preempt_channel;
-#ifdef GCAPS_R36
-	g->ops.tsg.add_subctx_channel_hw = add_subctx;
-#endif
-	stop(g);
-	if (ret != UNIT_SUCCESS) {
-		unit_return_fail(m, "railgate under gate\n");
-	}
-	return ret;
+	railgate_stop(g, &hal);
+	return UNIT_SUCCESS;
+fail:
+	railgate_stop(g, &hal);
+	unit_return_fail(m, "railgate under gate\n");
 }
 
 /*
@@ -2331,7 +2387,7 @@ out:
  */
 static int test_gate_recovery(struct unit_module *m, struct gk20a *g, void *args)
 {
-	if (gate_start(m, g, 0x3U) != 0 || nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER) {
+	if (gate_started(m, g, 0x3U) != 0) {
 		goto fail;
 	}
 	hk.recovered = 0;
@@ -2345,17 +2401,13 @@ static int test_gate_recovery(struct unit_module *m, struct gk20a *g, void *args
 		unit_err(m, "recovered() called %u times\n", hk.recovered);
 		goto fail;
 	}
-	io_reset();
-	publish_gate(0x7U);
-	if (nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
+	if (gate_to(m, g, "after the recovery of H1, gate {L0 H1 M2}", 0x7U, 0x5U, false) != 0 ||
 	    resubmitted(m, g, "first gate after the recovery", 0) != 0 ||
-	    check_submitted(m, g, "first gate after the recovery: runlist", 0xfU, true) != 0 ||
-	    check_enabled(m, g, "after the recovery of H1, gate {L0 H1 M2}", 0x5U) != 0) {
+	    check_submitted(m, g, "first gate after the recovery: runlist", 0xfU, true) != 0) {
 		goto fail;
 	}
 	io_reset();
-	if (nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
-	    no_runlist_io(m, "second gate after the recovery") != 0) {
+	if (gate_handover(m, g, "second gate after the recovery", 0x5U, true) != 0) {
 		goto fail;
 	}
 	g->ops.tsg.enable(s.tsg[1]);	/* back to the scenario's state */
@@ -2382,9 +2434,7 @@ static int test_gate_ga10b(struct unit_module *m, struct gk20a *g, void *args)
 	struct nvgpu_fifo *f = &g->fifo;
 	__typeof__(g->ops.channel.enable) enable = g->ops.channel.enable;
 	__typeof__(g->ops.channel.disable) disable = g->ops.channel.disable;
-#ifdef GCAPS_R36
-	__typeof__(g->ops.tsg.add_subctx_channel_hw) add_subctx = g->ops.tsg.add_subctx_channel_hw;
-#endif
+	struct hal_saved hal;
 	u32 base[MAX_RL], i;
 	int ret = UNIT_FAIL;
 
@@ -2401,32 +2451,21 @@ static int test_gate_ga10b(struct unit_module *m, struct gk20a *g, void *args)
 	g->ops.channel.disable = ga10b_channel_disable;
 	memset(&chram, 0, sizeof(chram));
 	chram.on = true;
-	if (gate_start(m, g, 0x5U) != 0) {
-		goto out;
-	}
-	if (nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
-	    check_enabled(m, g, "ga10b: gate {L0 M2}", 0x5U) != 0 ||
-	    no_runlist_io(m, "ga10b: gate {L0 M2}") != 0) {
+	if (gate_start(m, g, 0x5U) != 0 ||
+	    gate_handover(m, g, "ga10b: gate {L0 M2}", 0x5U, true) != 0) {
 		goto out;
 	}
 	if (io.ccsr != 0U || io.disables == 0U) {
 		unit_err(m, "ga10b: %u CCSR writes, %u CHRAM disables\n", io.ccsr, io.disables);
 		goto out;
 	}
-	io_reset();
-	publish_gate(0x2U);
-	if (nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER ||
-	    check_enabled(m, g, "ga10b: gate {H1}", 0x2U) != 0 ||
-	    no_runlist_io(m, "ga10b: gate {H1}") != 0 || io.ccsr != 0U) {
+	if (gate_to(m, g, "ga10b: gate {H1}", 0x2U, 0x2U, true) != 0 || io.ccsr != 0U) {
 		goto out;
 	}
-#ifdef GCAPS_R36
-	g->ops.tsg.add_subctx_channel_hw = NULL;
-#endif
+	hal_save(g, &hal);
+	no_subctx(g);
 	ga10b_channel_bind(s.ch[0][0]);
-#ifdef GCAPS_R36
-	g->ops.tsg.add_subctx_channel_hw = add_subctx;
-#endif
+	hal_restore(g, &hal);
 	if (check_enabled(m, g, "ga10b: gate {H1}, an L0 channel bound", 0x2U) != 0) {
 		goto out;
 	}
@@ -2460,7 +2499,7 @@ static int test_gate_unbind(struct unit_module *m, struct gk20a *g, void *args)
 {
 	struct pw p0;
 
-	if (gate_start(m, g, 0x1U) != 0 || nvgpu_gcaps_gate(g) != NVGPU_GCAPS_GATE_HANDOVER) {
+	if (gate_started(m, g, 0x1U) != 0) {
 		goto fail;
 	}
 	g->ops.tsg.disable(s.tsg[3]);
