@@ -16,6 +16,8 @@
  *   vt_seg_begin(fd, prio, &state)   GCAPS_IOC_SEG_BEGIN at GPU priority prio: 0 or the errno;
  *                                    the reply's state in *state (NULL: not wanted)
  *   vt_seg_end(fd)                   GCAPS_IOC_SEG_END: 0 or the errno
+ *   stack_shows(tid, fn)             thread tid's kernel stack (/proc/<tid>/stack) names
+ *                                    function fn (e.g. where it sleeps); 0 if unreadable
  *   rnd(&seed)                       xorshift64*: deterministic pseudo-random numbers per seed
  *   now(), now_ns()                  CLOCK_MONOTONIC in seconds (double) and ns (uint64_t)
  *   start_watchdog(s, &phase, hook)  a SCHED_FIFO 95 thread that, s seconds after the call,
@@ -124,6 +126,23 @@ static inline int sched_is(pid_t tid, int policy, int prio)
 
 	sched_of(tid, &p, &q);
 	return p == policy && q == prio;
+}
+
+/* Whether thread `tid`'s kernel stack (/proc/<tid>/stack, root only) names function `fn`. */
+static inline int stack_shows(pid_t tid, const char *fn)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", tid);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return 0;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	buf[n > 0 ? n : 0] = 0;
+	return strstr(buf, fn) != NULL;
 }
 
 static inline uint64_t rnd(uint64_t *s)

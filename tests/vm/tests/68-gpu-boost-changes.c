@@ -107,19 +107,8 @@ static int poll_for(int (*cond)(pid_t, int), pid_t p, int a, const char *what)
 /* The update of thread `tid` waits in the emulated GPU's submit. */
 static int in_submit(pid_t tid, int unused)
 {
-	char path[64], buf[4096];
-	ssize_t n;
-	int f;
-
 	(void)unused;
-	snprintf(path, sizeof(path), "/proc/%d/stack", tid);
-	f = open(path, O_RDONLY);
-	if (f < 0)
-		return 0;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	buf[n > 0 ? n : 0] = 0;
-	return strstr(buf, "simgpu_submit_wait") != NULL;
+	return stack_shows(tid, "simgpu_submit_wait");
 }
 
 static int at_fifo(pid_t tid, int prio)
