@@ -4,7 +4,7 @@
 # resumes and ends. The statistics (reset just before) count exactly that; the trace holds
 # BEGIN low, BEGIN high, PREEMPT low, END high, RESUME low, END low; the Perfetto file parses
 # and holds the segments, low's GPU wait and the runlist track; gcapsctl status names the bound
-# backend (simgpu, its detail, contract 2, runlist 0, not stock) (checked by gcapsctl-observe,
+# backend (simgpu, its detail, contract 3, runlist 0, not stock) (checked by gcapsctl-observe,
 # tools/gcapsctl/tests/observe.rs). A non-root caller gets the CAP_SYS_ADMIN message for the
 # trace and for a reset, and may read the statistics.
 # vmtest-needs=libgcaps vmtest-needs=common-lib  vmtest-timeout=240

@@ -42,7 +42,7 @@ echo -1 >$rt
 out=$(gcapsctl check --format json)
 echo "$out"
 echo "$out" | grep -q '"status": "warn"\|"status": "fail"' && fail "a warning on a good setup"
-echo "$out" | grep -q '"detail": "simgpu bound (emulated gv11b, backend ABI 2)"' || fail "backend not named"
+echo "$out" | grep -q '"detail": "simgpu bound (emulated gv11b, backend ABI 3)"' || fail "backend not named"
 echo "$out" | grep -q '"detail": "off (sched_rt_runtime_us = -1)"' || fail "throttling off not seen"
 rmmod gcaps_simgpu
 rmmod gcaps

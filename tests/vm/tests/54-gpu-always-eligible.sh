@@ -13,7 +13,7 @@
 #    a TSG on and off the runlist before the call returns; a caller without CAP_SYS_ADMIN gets
 #    EPERM (one line, exit 1) and changes nothing; the administrator cannot clear the driver's
 #    reason; an unknown TSG is ENOENT;
-#  - gcapsctl status names the bound backend (simgpu, "emulated gv11b", contract 2, runlist 0)
+#  - gcapsctl status names the bound backend (simgpu, "emulated gv11b", contract 3, runlist 0)
 #    and marks the always-eligible TSGs with their reasons (table and JSON); the trace holds
 #    the four reason changes.
 # Every wait is for an event: a STARTED/ITEM line, or the runlist the engine executes changing
@@ -39,9 +39,9 @@ until_listed() {
 # --- the backend as gcapsctl shows it
 gcapsctl status >st.txt; gcapsctl status --format json >st.json
 cat st.txt
-head -n 1 st.txt | grep -q "backend simgpu (emulated gv11b, contract 2, runlists 0)" || fail "status: backend line"
+head -n 1 st.txt | grep -q "backend simgpu (emulated gv11b, contract 3, runlists 0)" || fail "status: backend line"
 grep -q '"backend": "simgpu"' st.json && grep -q '"backend_detail": "emulated gv11b"' st.json \
-  && grep -q '"backend_abi": 2' st.json || fail "status JSON: backend"
+  && grep -q '"backend_abi": 3' st.json || fail "status JSON: backend"
 tr -d ' \n' <st.json | grep -q '"runlists":\[0\]' || fail "status JSON: runlists"
 # the driver's own TSG (the first id, no process) is always eligible for the driver's reason
 ti=0

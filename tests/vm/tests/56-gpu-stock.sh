@@ -30,13 +30,13 @@ stock() {
   gcapsctl check >check.txt || { cat check.txt; fail "check failed (warnings alone must not fail it)"; }
   head -n 1 st.txt
   if [ "$1" = yes ]; then
-    head -n 1 st.txt | grep -qF "backend simgpu (emulated gv11b, contract 2, runlists 0, $STOCK)" \
+    head -n 1 st.txt | grep -qF "backend simgpu (emulated gv11b, contract 3, runlists 0, $STOCK)" \
       || fail "status: no STOCK in the backend line"
     grep -q '"backend_stock": true' st.json || fail "status JSON: backend_stock not true"
     [ "$(checkrow)" = WARN ] || { cat check.txt; fail "check: backend not WARN while stock"; }
     grep -qF "$STOCK" check.txt || fail "check: no explanation"
   else
-    head -n 1 st.txt | grep -qF "backend simgpu (emulated gv11b, contract 2, runlists 0)," \
+    head -n 1 st.txt | grep -qF "backend simgpu (emulated gv11b, contract 3, runlists 0)," \
       || fail "status: backend line with STOCK"
     grep -q '"backend_stock": false' st.json || fail "status JSON: backend_stock not false"
     [ "$(checkrow)" = ok ] || { cat check.txt; fail "check: backend not ok"; }

@@ -234,7 +234,7 @@ fn status_names_the_bound_backend() {
     let m = &s["module"];
     assert_eq!(m["backend"], "simgpu");
     assert_eq!(m["backend_detail"], "emulated gv11b");
-    assert_eq!(u(&m["backend_abi"]), 2, "backend contract ABI 2");
+    assert_eq!(u(&m["backend_abi"]), 3, "backend contract ABI 3");
     assert_eq!(m["runlists"], serde_json::json!([0]));
     assert_eq!(
         m["backend_stock"], false,
