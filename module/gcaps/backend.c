@@ -30,7 +30,8 @@ void *gcaps_backend_ctx(void)
 /* ------------------------------------------------------------------ published decision */
 
 /*
- * The eligible snapshot the driver reads under its runlist lock (calls->eligible()). Written
+ * The eligible snapshot the driver reads under its runlist lock (calls->eligible()); its
+ * `gate` is the mechanism's, written once by gcaps_backend_start(). Written
  * only under the update lock; the raw spinlock serialises nothing else but makes the write
  * side non-preemptible (also on PREEMPT_RT) and irq-safe, so a reader in any context never
  * spins on a preempted writer.
@@ -57,7 +58,6 @@ void gcaps_glue_publish(u64 generation, bool all, const u64 *words)
 	write_seqcount_begin(&gcaps_snap_seq);
 	gcaps_snap.generation = generation;
 	gcaps_snap.all = all;
-	gcaps_snap.gate = gcaps_mech == GCAPS_BE_MECH_GATE;
 	for (i = 0; i < ARRAY_SIZE(gcaps_snap.bits); i++)
 		gcaps_snap.bits[i] = words[i] & ~gcaps_snap_released[i];
 	write_seqcount_end(&gcaps_snap_seq);

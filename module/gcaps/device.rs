@@ -46,8 +46,8 @@ use self::gcaps_core::policy::{priority_in_range, MAX_PRIORITY, MIN_PRIORITY};
 use self::gcaps_core::stats::{Applied, Rejected, UpdateCosts, UpdateKind};
 use self::gcaps_core::uapi::{self, TraceEvent};
 use self::gcaps_core::{
-    Call, ClientRef, Core, Decision, Errno, Exits, Holder, Host, ListBuf, Mechanism, Opener,
-    PidToken, TaskToken, TsgEvent, Warning, TSG_WORDS,
+    Call, ClientRef, Core, Decision, Errno, Exits, Holder, Host, ListBuf, Opener, PidToken,
+    TaskToken, TsgEvent, Warning, TSG_WORDS,
 };
 use self::glue::{
     log, now_ns, Backend, Caller, Ceiling, KvBox, ListLock, Msg, SchedLock, UpdateLock, Zeroable,
@@ -369,10 +369,7 @@ impl Loaded {
                 .str(", trace_size=")
                 .unum(trace_size.into())
                 .str(", mechanism=")
-                .str(match mechanism {
-                    Mechanism::Reload => "reload",
-                    Mechanism::Gate => "gate",
-                })
+                .str(mechanism.name())
                 .str(")"),
         );
         Ok(Self { state })

@@ -303,6 +303,14 @@ impl Mechanism {
         }
     }
 
+    /// The module parameter's value.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Reload => "reload",
+            Self::Gate => "gate",
+        }
+    }
+
     /// Its `GCAPS_MECH_*` value.
     pub const fn uapi(self) -> u32 {
         match self {

@@ -121,6 +121,20 @@ impl Applied {
         }
     }
 
+    /// What the host's application returned: the `GCAPS_UPDATE_*` kind of what the driver
+    /// did (`GCAPS_UPDATE_PREEMPT`, `GCAPS_UPDATE_HANDOVER`; any other kind is a reload's
+    /// `GCAPS_UPDATE_SUBMIT`), or a negative errno.
+    pub fn from_kind(ret: i32) -> Result<Self, Errno> {
+        if ret < 0 {
+            return Err(ret.checked_neg().map_or(Errno::EINVAL, Errno));
+        }
+        Ok(match usize::try_from(ret) {
+            Ok(uapi::UPDATE_PREEMPT) => Self::Preempt,
+            Ok(uapi::UPDATE_HANDOVER) => Self::Handover,
+            _ => Self::Reload,
+        })
+    }
+
     /// The costlier of two applications (an update that applied twice counts as it).
     pub fn costlier(self, other: Self) -> Self {
         if other.rank() > self.rank() {

@@ -233,6 +233,22 @@ fn take_applied_tells_what_an_update_had_the_driver_do() {
     assert_eq!(UpdateKind::of(Some(Applied::Preempt)), UpdateKind::Preempt);
     assert_eq!(UpdateKind::of(Some(Applied::Reload)), UpdateKind::Submit);
     assert_eq!(UpdateKind::of(None), UpdateKind::Fast);
+    // The host's report of an application: a kind, or a negative errno.
+    let k = |v: usize| i32::try_from(v).unwrap();
+    assert_eq!(
+        Applied::from_kind(k(uapi::UPDATE_SUBMIT)),
+        Ok(Applied::Reload)
+    );
+    assert_eq!(
+        Applied::from_kind(k(uapi::UPDATE_PREEMPT)),
+        Ok(Applied::Preempt)
+    );
+    assert_eq!(
+        Applied::from_kind(k(uapi::UPDATE_HANDOVER)),
+        Ok(Applied::Handover)
+    );
+    assert_eq!(Applied::from_kind(-110), Err(Errno::ETIMEDOUT));
+    assert_eq!(Applied::from_kind(i32::MIN), Err(Errno::EINVAL));
 }
 
 #[test]

@@ -74,13 +74,7 @@ impl Backend {
     /// did. `ENODEV` if unbound.
     pub(crate) fn apply(&mut self) -> Result<Applied> {
         // SAFETY: Update lock held; the bound driver's ops are valid while bound.
-        let r = unsafe { gcaps_glue_be_apply() };
-        check(r.min(0))?;
-        Ok(match usize::try_from(r) {
-            Ok(uapi::UPDATE_PREEMPT) => Applied::Preempt,
-            Ok(uapi::UPDATE_HANDOVER) => Applied::Handover,
-            _ => Applied::Reload,
-        })
+        Applied::from_kind(unsafe { gcaps_glue_be_apply() })
     }
 
     /// The bound backend's name, detail, runlists and flags (`GCAPS_BACKEND_STOCK`) into `v`

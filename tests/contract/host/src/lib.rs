@@ -377,15 +377,6 @@ fn bit(words: &[u64; TSG_WORDS], t: usize) -> bool {
     words.get(t / 64).is_some_and(|w| w & (1 << (t % 64)) != 0)
 }
 
-/// `0` or `-errno` of a C call, as device.rs's `check`.
-fn check(rc: c_int) -> Result<(), Errno> {
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(Errno(rc.checked_neg().unwrap_or(Errno::EINVAL.0)))
-    }
-}
-
 /// The core's view of this process while the update lock is held.
 struct Env<'a> {
     procs: &'a [Proc],
@@ -464,19 +455,14 @@ impl Host for Env<'_> {
     fn apply(&mut self) -> Result<Applied, Errno> {
         // SAFETY: The update lock is held, in "process context" (this thread), as gcaps.ko
         // calls it; backend.c calls the bound driver's `ops->resubmit(drv)` or `ops->gate(drv)`.
-        let r = unsafe { glue::gcaps_glue_be_apply() };
-        check(r.min(0))?;
-        Ok(match usize::try_from(r) {
-            Ok(uapi::UPDATE_PREEMPT) => {
-                self.stats.gate_preempts = self.stats.gate_preempts.wrapping_add(1);
-                Applied::Preempt
-            }
-            Ok(uapi::UPDATE_HANDOVER) => {
-                self.stats.gate_handovers = self.stats.gate_handovers.wrapping_add(1);
-                Applied::Handover
-            }
-            _ => Applied::Reload,
-        })
+        let a = Applied::from_kind(unsafe { glue::gcaps_glue_be_apply() })?;
+        let n = match a {
+            Applied::Preempt => &mut self.stats.gate_preempts,
+            Applied::Handover => &mut self.stats.gate_handovers,
+            Applied::Reload => return Ok(a),
+        };
+        *n = n.wrapping_add(1);
+        Ok(a)
     }
 
     fn pid_vnr(&self, pid: PidToken) -> u32 {
